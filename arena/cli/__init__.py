@@ -1,0 +1,54 @@
+"""The `arena` command line: thin click commands over the library.
+
+Each command lives in its own module of this package and is added to `main` below.
+Errors we raise on purpose (`ArenaError`) exit with status 1 and a clear message;
+usage errors exit with status 2 (click's own).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import click
+
+from arena import __version__
+from arena.core.errors import ArenaError
+
+
+class ArenaGroup(click.Group):
+    """A group that turns `ArenaError` into a clean error message (exit 1)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ArenaError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="arena")
+@click.option("--log-level", default="WARNING", show_default=True,
+              type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
+              help="Logging verbosity (DEBUG shows every message sent and received).")
+def main(log_level: str) -> None:
+    """arena: run games and tournaments between bots written in any language.
+
+    Bots talk JSON over ZeroMQ to a referee that enforces time limits and keeps
+    each seat's hidden information hidden. Games: machiavelli (Citadels) and
+    machiavelli-rummy.
+    """
+    from arena.cli.ui import setup_logging
+
+    setup_logging(log_level.upper())
+
+
+def _add_commands() -> None:
+    from arena.cli.games import games, simulate
+
+    main.add_command(games)
+    main.add_command(simulate)
+
+
+_add_commands()
+logging.getLogger("arena").addHandler(logging.NullHandler())

@@ -1,0 +1,11 @@
+"""Shared fixtures."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
