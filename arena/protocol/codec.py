@@ -1,0 +1,59 @@
+"""Bytes <-> typed messages. Everything a bot sends is untrusted: decoding either returns
+a typed message or raises `WireError` with the fault kind it amounts to.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from arena.core.errors import ProtocolError
+from arena.core.record import FaultKind
+from arena.protocol.messages import MAX_MESSAGE_BYTES, BotMessage, RefereeMessage
+
+_encoder = msgspec.json.Encoder()
+_bot_decoder = msgspec.json.Decoder(BotMessage)
+_referee_decoder = msgspec.json.Decoder(RefereeMessage)
+
+
+class WireError(ProtocolError):
+    """A frame that is not a valid protocol message; `kind` says which fault it is."""
+
+    def __init__(self, kind: FaultKind, detail: str) -> None:
+        self.kind = kind
+        self.detail = detail
+        super().__init__(f"{kind.value}: {detail}")
+
+
+def encode(message: msgspec.Struct) -> bytes:
+    """Return the JSON frame for a message."""
+    return _encoder.encode(message)
+
+
+def decode_bot(frame: bytes, limit: int = MAX_MESSAGE_BYTES) -> BotMessage:
+    """Parse a frame sent by a bot.
+
+    Raises:
+        WireError: oversize, not UTF-8 JSON, or JSON that is not a bot message.
+    """
+    if len(frame) > limit:
+        raise WireError(FaultKind.OVERSIZE, f"{len(frame)} bytes, limit {limit}")
+    try:
+        return _bot_decoder.decode(frame)
+    except msgspec.ValidationError as exc:
+        raise WireError(FaultKind.BAD_MESSAGE, str(exc)) from None
+    except msgspec.DecodeError as exc:
+        raise WireError(FaultKind.NOT_JSON, str(exc)) from None
+
+
+def decode_referee(frame: bytes) -> RefereeMessage:
+    """Parse a frame sent by the referee (used by bots and tests).
+
+    Raises:
+        WireError: not a referee message.
+    """
+    try:
+        return _referee_decoder.decode(frame)
+    except msgspec.ValidationError as exc:
+        raise WireError(FaultKind.BAD_MESSAGE, str(exc)) from None
+    except msgspec.DecodeError as exc:
+        raise WireError(FaultKind.NOT_JSON, str(exc)) from None
