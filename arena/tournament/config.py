@@ -1,0 +1,463 @@
+"""Tournament files: YAML -> `TournamentConfig`, reporting every problem at once with its line.
+
+The loader never stops at the first problem: it collects them all (each as `file:line: what,
+and what is valid`) and raises one `ConfigError`. `preflight` checks that the bots' commands
+exist, before any game starts. See docs/tournaments.md for the file format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arena.core.errors import ConfigError
+from arena.core.game import Json
+from arena.core.options import suggest
+from arena.core.registry import Registry
+from arena.referee.spec import BotSpec, FaultPolicy, Restart, TimeControl
+from arena.tournament.yamlpos import LineDict, LineList, load
+
+PYTHON_PLACEHOLDER = "{python}"
+"""In a bot's `cmd`, replaced by the interpreter running arena (`sys.executable`)."""
+
+
+class Format(StrEnum):
+    """How tables are formed."""
+
+    ROUND_ROBIN = "round-robin"
+    SWISS = "swiss"
+    GAUNTLET = "gauntlet"
+
+
+@dataclass(frozen=True, slots=True)
+class TableSize:
+    """Allowed seats per table: `size` normally, down to `smallest` when bots do not divide."""
+
+    size: int
+    smallest: int
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentConfig:
+    """A validated tournament file."""
+
+    name: str
+    game: str
+    rules: Mapping[str, Json]
+    table: TableSize
+    format: Format
+    rounds: int | None
+    games_per_pairing: int
+    time: TimeControl
+    faults: FaultPolicy
+    concurrency: int | None
+    seed: int
+    out: Path
+    bots: tuple[BotSpec, ...]
+    challengers: tuple[str, ...] = ()
+    points: tuple[float, ...] | None = None
+    """Points by placing (index 0 is first place); None means `seats - placing`."""
+    bye_points: float | None = None
+    """Points for a Swiss bye; None means the mean points of a full table's seat."""
+    fingerprint: str = ""
+    """A hash of everything that decides the schedule and the results (not `out`, not
+    `concurrency`): a results database belongs to exactly one fingerprint."""
+    source: str = "<string>"
+    bot_lines: Mapping[str, int] | None = None
+
+    def bot(self, name: str) -> BotSpec:
+        """Return the bot called `name`."""
+        return next(b for b in self.bots if b.name == name)
+
+
+TOP_KEYS = ("name", "game", "rules", "players_per_game", "format", "rounds",
+            "games_per_pairing", "time", "faults", "concurrency", "seed", "out", "bots",
+            "challengers", "points", "bye_points")
+REQUIRED = ("name", "game", "bots")
+TIME_KEYS = ("move_ms", "bank_ms", "startup_ms")
+FAULT_KEYS = ("max_faults",)
+BOT_KEYS = ("name", "cmd", "cwd", "env", "restart")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+_RANGE = re.compile(r"^\s*(\d+)\s*(?:-|\.\.)\s*(\d+)\s*$")
+
+
+class _Problems:
+    """Collects `source:line: message` strings."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.items: list[tuple[int, str]] = []
+
+    def add(self, line: int, message: str) -> None:
+        self.items.append((line, message))
+
+    def unknown_keys(self, where: str, mapping: LineDict, valid: tuple[str, ...]) -> None:
+        for key in mapping:
+            if key not in valid:
+                self.add(mapping.line_of(key), f"unknown key {key!r} in {where}"
+                         f"{suggest(key, list(valid))}; valid: {', '.join(valid)}")
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            lines = [f"{self.source}:{line}: {msg}" for line, msg in sorted(self.items)]
+            raise ConfigError(f"{len(lines)} problem(s) in tournament file {self.source}:",
+                              lines)
+
+
+def load_config(path: Path, registry: Registry | None = None) -> TournamentConfig:
+    """Read and validate a tournament file.
+
+    Raises:
+        ConfigError: every problem in the file, each with its line.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read tournament file {path}: {exc.strerror}") from exc
+    return parse_config(text, str(path), path.resolve().parent, registry)
+
+
+def parse_config(text: str, source: str = "<string>", base: Path | None = None,
+                 registry: Registry | None = None) -> TournamentConfig:
+    """Validate tournament YAML `text`; relative bot `cwd`s resolve against `base`.
+
+    Raises:
+        ConfigError: every problem found, each with its line.
+    """
+    if registry is None:
+        from arena.games import REGISTRY
+
+        registry = REGISTRY
+    problems = _Problems(source)
+    try:
+        doc, duplicates = load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        problems.add(line, f"not valid YAML: {getattr(exc, 'problem', None) or exc}")
+        problems.raise_if_any()
+        raise AssertionError("unreachable") from exc
+    for line, key in duplicates:
+        problems.add(line, f"key {key!r} appears twice")
+    if not isinstance(doc, LineDict):
+        problems.add(1, "a tournament file is a mapping of keys (name, game, bots, ...)")
+        problems.raise_if_any()
+    assert isinstance(doc, LineDict)
+    config = _Builder(doc, problems, base or Path.cwd(), registry).build(text)
+    problems.raise_if_any()
+    assert config is not None
+    return config
+
+
+class _Builder:
+    """Turns the loaded document into a config, adding problems as it goes."""
+
+    def __init__(self, doc: LineDict, problems: _Problems, base: Path,
+                 registry: Registry) -> None:
+        self.doc = doc
+        self.p = problems
+        self.base = base
+        self.registry = registry
+
+    def build(self, text: str) -> TournamentConfig | None:
+        doc, p = self.doc, self.p
+        p.unknown_keys("the tournament file", doc, TOP_KEYS)
+        for key in REQUIRED:
+            if key not in doc:
+                p.add(doc.line, f"missing required key {key!r}")
+        name = self._str("name", "tournament")
+        fmt = self._enum("format", Format, Format.ROUND_ROBIN)
+        rounds = self._int("rounds", None, minimum=1)
+        if fmt is Format.SWISS and rounds is None and "rounds" not in doc:
+            p.add(doc.line_of("format"), "a swiss tournament needs 'rounds' (an integer >= 1)")
+        gpp = self._int("games_per_pairing", 1, minimum=1) or 1
+        bots, bot_lines = self._bots()
+        game, table, rules = self._game(len(bots))
+        challengers = self._challengers(fmt, [b.name for b in bots])
+        points = self._points()
+        bye = self._number("bye_points")
+        time, faults = self._time(), self._faults()
+        concurrency = self._int("concurrency", None, minimum=1)
+        seed = self._int("seed", 1)
+        if p.items:
+            return None
+        raw = {k: _plain(doc.get(k)) for k in TOP_KEYS if k not in ("out", "concurrency",
+                                                                    "name")}
+        fingerprint = hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16]
+        return TournamentConfig(
+            name=name, game=game, rules=rules, table=table, format=fmt, rounds=rounds,
+            games_per_pairing=gpp, time=time, faults=faults, concurrency=concurrency,
+            seed=seed or 0, out=Path(self._str("out", f"runs/{name}")),
+            bots=tuple(bots), challengers=tuple(challengers), points=points,
+            bye_points=bye, fingerprint=fingerprint, source=self.p.source,
+            bot_lines=bot_lines,
+        )
+
+    # scalars -------------------------------------------------------------------------
+    def _str(self, key: str, default: str) -> str:
+        value = self.doc.get(key, default)
+        if not isinstance(value, str) or not value.strip():
+            self.p.add(self.doc.line_of(key), f"{key!r} must be a non-empty string")
+            return default
+        return value
+
+    def _int(self, key: str, default: int | None, minimum: int | None = None,
+             where: LineDict | None = None) -> int | None:
+        mapping = self.doc if where is None else where
+        if key not in mapping:
+            return default
+        value = mapping[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.p.add(mapping.line_of(key), f"{key!r} must be an integer, not {value!r}")
+            return default
+        if minimum is not None and value < minimum:
+            self.p.add(mapping.line_of(key), f"{key!r} must be at least {minimum}")
+            return default
+        return value
+
+    def _number(self, key: str) -> float | None:
+        value = self.doc.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self.p.add(self.doc.line_of(key), f"{key!r} must be a number, not {value!r}")
+            return None
+        return float(value)
+
+    def _enum(self, key: str, enum: type[Format], default: Format) -> Format:
+        value = self.doc.get(key, default.value)
+        valid = [m.value for m in enum]
+        if value not in valid:
+            self.p.add(self.doc.line_of(key), f"{key!r}: {value!r} is not valid"
+                       f"{suggest(str(value), valid)}; valid: {', '.join(valid)}")
+            return default
+        return enum(value)
+
+    def _section(self, key: str, valid: tuple[str, ...]) -> LineDict:
+        section = self.doc.get(key, LineDict())
+        if not isinstance(section, LineDict):
+            self.p.add(self.doc.line_of(key), f"{key!r} must be a mapping of {', '.join(valid)}")
+            return LineDict()
+        self.p.unknown_keys(repr(key), section, valid)
+        return section
+
+    def _time(self) -> TimeControl:
+        section, base = self._section("time", TIME_KEYS), TimeControl()
+        return TimeControl(
+            move_ms=self._int("move_ms", base.move_ms, 1, section) or base.move_ms,
+            bank_ms=self._int("bank_ms", base.bank_ms, 0, section) or 0,
+            startup_ms=self._int("startup_ms", base.startup_ms, 1, section) or base.startup_ms,
+        )
+
+    def _faults(self) -> FaultPolicy:
+        section = self._section("faults", FAULT_KEYS)
+        return FaultPolicy(self._int("max_faults", FaultPolicy().max_faults, 1, section)
+                           or FaultPolicy().max_faults)
+
+    def _points(self) -> tuple[float, ...] | None:
+        value = self.doc.get("points")
+        if value is None:
+            return None
+        ok = isinstance(value, list) and value and all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+        if not ok:
+            self.p.add(self.doc.line_of("points"),
+                       "'points' must be a list of numbers by placing, e.g. [3, 1, 0, 0]")
+            return None
+        if any(a < b for a, b in zip(value, value[1:], strict=False)):
+            self.p.add(self.doc.line_of("points"), "'points' must not increase with placing")
+        return tuple(float(v) for v in value)
+
+    # game and bots --------------------------------------------------------------------
+    def _game(self, bot_count: int) -> tuple[str, TableSize, dict[str, Json]]:
+        doc, p = self.doc, self.p
+        name = doc.get("game")
+        rules = doc.get("rules", LineDict())
+        if not isinstance(rules, dict):
+            p.add(doc.line_of("rules"), "'rules' must be a mapping of rule options")
+            rules = {}
+        try:
+            engine = self.registry.get(str(name))
+        except ConfigError as exc:
+            if "game" in doc:
+                p.add(doc.line_of("game"), f"{exc}{suggest(str(name), self.registry.names())}")
+            return str(name), TableSize(2, 2), dict(rules)
+        info = engine.info
+        table = self._table_size(info.min_players, info.max_players, bot_count)
+        try:
+            resolved = engine.resolve_rules(table.size, rules)
+        except ConfigError as exc:
+            for problem in exc.problems:
+                p.add(doc.line_of("rules"), f"rules: {problem}")
+            resolved = dict(rules)
+        return info.id, table, resolved
+
+    def _table_size(self, low: int, high: int, bot_count: int) -> TableSize:
+        doc = self.doc
+        value = doc.get("players_per_game", 2 if low <= 2 <= high else low)
+        line = doc.line_of("players_per_game")
+        bounds: tuple[int, int] | None = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            bounds = (max(value - 1, low), value)
+        elif isinstance(value, str) and (m := _RANGE.match(value)):
+            bounds = (int(m.group(1)), int(m.group(2)))
+        elif isinstance(value, list) and len(value) == 2 and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in value):
+            bounds = (value[0], value[1])
+        if bounds is None:
+            self.p.add(line, f"'players_per_game' must be an integer or a range like "
+                       f"'{low}-{high}', not {value!r}")
+            return TableSize(low, low)
+        smallest, size = min(bounds), max(bounds)
+        if smallest < low or size > high:
+            self.p.add(line, f"'players_per_game' {value!r}: this game seats {low} to {high}")
+            return TableSize(low, low)
+        if bot_count and bot_count < smallest:
+            self.p.add(line, f"{bot_count} bot(s) cannot fill a table of {smallest}")
+        return TableSize(size, smallest)
+
+    def _bots(self) -> tuple[list[BotSpec], dict[str, int]]:
+        value = self.doc.get("bots")
+        if value is None:
+            return [], {}
+        if not isinstance(value, LineList) or not value:
+            self.p.add(self.doc.line_of("bots"), "'bots' must be a non-empty list of bots")
+            return [], {}
+        bots: list[BotSpec] = []
+        lines: dict[str, int] = {}
+        for item, line in zip(value, value.item_lines, strict=True):
+            bot = self._bot(item, line)
+            if bot is None:
+                continue
+            if bot.name in lines:
+                self.p.add(line, f"bot name {bot.name!r} is already used on line "
+                           f"{lines[bot.name]}")
+                continue
+            lines[bot.name] = line
+            bots.append(bot)
+        return bots, lines
+
+    def _bot(self, item: Any, line: int) -> BotSpec | None:
+        if not isinstance(item, LineDict):
+            self.p.add(line, "each bot is a mapping with 'name' and 'cmd'")
+            return None
+        self.p.unknown_keys("a bot", item, BOT_KEYS)
+        name, cmd = item.get("name"), item.get("cmd")
+        ok = True
+        if not isinstance(name, str) or not _NAME.match(name):
+            self.p.add(item.line_of("name"), f"bot name {name!r} must be letters, digits, "
+                       "'_', '.', '+' or '-' (no spaces)")
+            ok = False
+        argv = _argv(cmd)
+        if argv is None:
+            self.p.add(item.line_of("cmd"), "bot 'cmd' must be a command string or a "
+                       "non-empty list of strings")
+            ok = False
+        restart = item.get("restart", Restart.NEVER.value)
+        if restart not in [r.value for r in Restart]:
+            self.p.add(item.line_of("restart"), f"restart {restart!r} is not valid; valid: "
+                       + ", ".join(r.value for r in Restart))
+            ok = False
+        env = item.get("env", {})
+        if not isinstance(env, dict) or not all(
+                isinstance(v, str | int | float) for v in env.values()):
+            self.p.add(item.line_of("env"), "bot 'env' must map names to strings")
+            ok = False
+        cwd = item.get("cwd")
+        if cwd is not None and not isinstance(cwd, str):
+            self.p.add(item.line_of("cwd"), "bot 'cwd' must be a directory path")
+            ok = False
+        if not ok or argv is None:
+            return None
+        directory = str((self.base / cwd).resolve()) if cwd else str(self.base)
+        return BotSpec(str(name), argv, directory,
+                       {str(k): str(v) for k, v in env.items()}, Restart(restart))
+
+    def _challengers(self, fmt: Format, names: list[str]) -> list[str]:
+        value = self.doc.get("challengers", [])
+        line = self.doc.line_of("challengers")
+        if fmt is not Format.GAUNTLET:
+            if value:
+                self.p.add(line, "'challengers' is only for format: gauntlet")
+            return []
+        if not isinstance(value, list) or not value or not all(isinstance(v, str)
+                                                               for v in value):
+            self.p.add(line, "a gauntlet needs 'challengers': a list of bot names")
+            return []
+        for v in value:
+            if names and v not in names:
+                self.p.add(line, f"challenger {v!r} is not a bot{suggest(v, names)}")
+        if names and len(set(names) - set(value)) == 0:
+            self.p.add(line, "a gauntlet needs at least one bot that is not a challenger")
+        return list(value)
+
+
+def _argv(cmd: Any) -> tuple[str, ...] | None:
+    if isinstance(cmd, str):
+        try:
+            parts = shlex.split(cmd)
+        except ValueError:
+            return None
+    elif isinstance(cmd, list) and all(isinstance(c, str | int | float) for c in cmd):
+        parts = [str(c) for c in cmd]
+    else:
+        return None
+    if not parts:
+        return None
+    return tuple(part.replace(PYTHON_PLACEHOLDER, sys.executable) for part in parts)
+
+
+def _plain(value: Any) -> Any:
+    """Return `value` as plain JSON-ready data (line-aware containers stripped)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".rb", ".jar", ".pl", ".sh")
+
+
+def preflight(config: TournamentConfig) -> None:
+    """Check that every bot's program (and script file) exists, before any game starts.
+
+    Raises:
+        ConfigError: every missing command or script, with the line of its bot.
+    """
+    problems = _Problems(config.source)
+    for bot in config.bots:
+        if bot.builtin is not None:
+            if bot.builtin != "random":
+                problems.add(_line(config, bot), f"bot {bot.name!r}: unknown built-in bot "
+                             f"{bot.cmd[0]!r}; valid: builtin:random")
+            continue
+        cwd = Path(bot.cwd or ".")
+        if not cwd.is_dir():
+            problems.add(_line(config, bot), f"bot {bot.name!r}: cwd {cwd} is not a directory")
+            continue
+        program = bot.cmd[0]
+        found = shutil.which(program, path=None) if "/" not in program else (
+            str(cwd / program) if (cwd / program).is_file() else None)
+        if found is None:
+            problems.add(_line(config, bot), f"bot {bot.name!r}: command {program!r} not found")
+        for arg in bot.cmd[1:]:
+            if arg.endswith(SCRIPT_SUFFIXES) and not (cwd / arg).is_file():
+                problems.add(_line(config, bot),
+                             f"bot {bot.name!r}: file {arg!r} not found in {cwd}")
+    problems.raise_if_any()
+
+
+def _line(config: TournamentConfig, bot: BotSpec) -> int:
+    return (config.bot_lines or {}).get(bot.name, 1)

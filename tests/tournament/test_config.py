@@ -1,0 +1,158 @@
+"""Tournament files: valid files load; every problem is reported at once, with its line."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from arena.core.errors import ConfigError
+from arena.referee.spec import Restart
+from arena.tournament.config import Format, parse_config, preflight
+from tests.tournament.fakes import toy_registry
+
+GOOD = """\
+name: club
+game: toy
+rules: {target: 12}
+players_per_game: 3
+format: swiss
+rounds: 4
+games_per_pairing: 2
+time: {move_ms: 200, bank_ms: 1000, startup_ms: 3000}
+faults: {max_faults: 2}
+concurrency: 2
+seed: 7
+bots:
+  - {name: a, cmd: "{python} -c pass"}
+  - name: b
+    cmd: [builtin:random]
+    restart: per-game
+    env: {LEVEL: 3}
+  - {name: c, cmd: builtin:random}
+"""
+
+
+def parse(text: str) -> object:
+    return parse_config(textwrap.dedent(text), "t.yaml", Path("/tmp"), toy_registry())
+
+
+def problems(text: str) -> list[str]:
+    with pytest.raises(ConfigError) as info:
+        parse(text)
+    return info.value.problems
+
+
+def test_a_full_file_loads() -> None:
+    config = parse_config(GOOD, "t.yaml", Path("/tmp"), toy_registry())
+    assert config.name == "club" and config.game == "toy@1"
+    assert config.rules == {"target": 12}
+    assert config.table.size == 3 and config.table.smallest == 2
+    assert config.format is Format.SWISS and config.rounds == 4
+    assert config.time.move_ms == 200 and config.time.bank_ms == 1000
+    assert config.faults.max_faults == 2 and config.seed == 7
+    assert config.out == Path("runs/club")
+    a, b, _ = config.bots
+    assert a.cmd == (sys.executable, "-c", "pass") and a.cwd == "/tmp"
+    assert b.restart is Restart.PER_GAME and b.env == {"LEVEL": "3"} and b.builtin == "random"
+
+
+def test_fingerprint_ignores_out_and_concurrency_but_not_seed() -> None:
+    base = parse_config(GOOD, "t.yaml", Path("/tmp"), toy_registry())
+    moved = parse_config(GOOD.replace("concurrency: 2", "out: elsewhere"), "t.yaml",
+                         Path("/tmp"), toy_registry())
+    reseeded = parse_config(GOOD.replace("seed: 7", "seed: 8"), "t.yaml", Path("/tmp"),
+                            toy_registry())
+    assert base.fingerprint == moved.fingerprint != reseeded.fingerprint
+
+
+def test_every_problem_is_reported_with_its_line() -> None:
+    found = problems("""\
+        name: club
+        gaem: toy
+        format: swis
+        games_per_pairing: 0
+        time: {move_ms: fast, bonus: 3}
+        bots:
+          - {name: a, cmd: "x"}
+          - {name: a, cmd: "y"}
+          - {name: "bad name", cmd: []}
+        """)
+    text = "\n".join(found)
+    assert "t.yaml:2: unknown key 'gaem' in the tournament file (did you mean 'game'?)" in text
+    assert "t.yaml:1: missing required key 'game'" in text
+    assert "t.yaml:3: 'format': 'swis' is not valid (did you mean 'swiss'?)" in text
+    assert "t.yaml:4: 'games_per_pairing' must be at least 1" in text
+    assert "t.yaml:5: 'move_ms' must be an integer" in text
+    assert "t.yaml:5: unknown key 'bonus' in 'time'" in text
+    assert "t.yaml:8: bot name 'a' is already used on line 7" in text
+    assert any(p.startswith("t.yaml:9: bot name 'bad name'") for p in found)
+    assert any(p.startswith("t.yaml:9: bot 'cmd'") for p in found)
+    assert len(found) >= 9
+
+
+def test_game_table_size_and_rules_are_checked() -> None:
+    found = problems("""\
+        name: x
+        game: toy
+        players_per_game: 9
+        rules: {targte: 3}
+        bots: [{name: a, cmd: builtin:random}]
+        """)
+    assert any(p.startswith("t.yaml:3:") and "seats 2 to 6" in p for p in found)
+    found = problems("""\
+        name: x
+        game: toy
+        rules: {targte: 3}
+        bots: [{name: a, cmd: builtin:random}, {name: b, cmd: builtin:random}]
+        """)
+    assert found == ["t.yaml:3: rules: unknown option 'targte' (did you mean 'target'?); "
+                     "valid: target"]
+    found = problems("name: x\ngame: tyo\nbots: [{name: a, cmd: builtin:random}]\n")
+    assert any(p.startswith("t.yaml:2: unknown game 'tyo'") and "'toy'" in p for p in found)
+
+
+def test_ranges_duplicates_and_yaml_errors() -> None:
+    ok = parse("""\
+        name: x
+        game: toy
+        players_per_game: 3-5
+        bots: [{name: a, cmd: builtin:random}, {name: b, cmd: builtin:random},
+               {name: c, cmd: builtin:random}]
+        """)
+    assert (ok.table.smallest, ok.table.size) == (3, 5)  # type: ignore[attr-defined]
+    assert "t.yaml:2: key 'name' appears twice" in problems(
+        "name: x\nname: y\ngame: toy\nbots: [{name: a, cmd: z}]\n")
+    found = problems("name: x\ngame: toy\nbots: [\n  {name: a\n")
+    assert len(found) == 1 and found[0].startswith("t.yaml:") and "not valid YAML" in found[0]
+    assert problems("- just\n- a list\n") == [
+        "t.yaml:1: a tournament file is a mapping of keys (name, game, bots, ...)"]
+
+
+def test_swiss_needs_rounds_and_gauntlet_needs_challengers() -> None:
+    bots = "bots: [{name: a, cmd: builtin:random}, {name: b, cmd: builtin:random}]\n"
+    assert any("needs 'rounds'" in p for p in problems(f"name: x\ngame: toy\nformat: swiss\n"
+                                                       f"{bots}"))
+    found = problems(f"name: x\ngame: toy\nformat: gauntlet\nchallengers: [z]\n{bots}")
+    assert any(p.startswith("t.yaml:4: challenger 'z' is not a bot") for p in found)
+
+
+def test_preflight_reports_missing_commands_and_scripts(tmp_path: Path) -> None:
+    (tmp_path / "real.py").write_text("pass\n")
+    config = parse_config(textwrap.dedent("""\
+        name: x
+        game: toy
+        bots:
+          - {name: ok, cmd: "{python} real.py"}
+          - {name: gone, cmd: "no-such-program-xyz --fast"}
+          - {name: typo, cmd: "{python} rael.py"}
+          - {name: builtin, cmd: "builtin:random"}
+        """), "t.yaml", tmp_path, toy_registry())
+    with pytest.raises(ConfigError) as info:
+        preflight(config)
+    assert info.value.problems == [
+        "t.yaml:5: bot 'gone': command 'no-such-program-xyz' not found",
+        f"t.yaml:6: bot 'typo': file 'rael.py' not found in {tmp_path}",
+    ]
