@@ -1,0 +1,107 @@
+"""The `machiavelli` engine (Citadels, revised 2016/2021 rules): 2-8 players.
+
+`GAME` implements the `arena.core.game.Game` protocol. Modules: cards (data), actions (wire
+values), state (mutable state + JSON), setup (options, deal), draft (selection phase), turn
+(legal actions), effects (their application), rules (the loop), observe (redaction),
+scoring (pure). Imports only the standard library and `arena.core`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import ClassVar
+
+from arena.core.game import Decision, Event, GameInfo, Json, Outcome
+
+from . import rules, scoring, setup
+from . import state as st
+from .actions import Action, Kind, parse
+from .observe import observation
+from .state import Phase, State
+
+__all__ = ["GAME", "Machiavelli", "State", "Action"]
+
+
+class Machiavelli:
+    """The Machiavelli engine: stateless; every method acts on a `State`."""
+
+    info: ClassVar[GameInfo] = GameInfo(
+        name="machiavelli", version=1, title="Machiavelli (Citadels, revised rules)",
+        min_players=setup.MIN_PLAYERS, max_players=setup.MAX_PLAYERS,
+        options=setup.OPTIONS, decision_kinds=tuple(k.value for k in Kind),
+    )
+
+    def resolve_rules(self, players: int, rules_: Mapping[str, Json]) -> dict[str, Json]:
+        """Return the complete option set. Raises ConfigError listing every problem."""
+        return setup.resolve(players, rules_)
+
+    def new_game(self, players: int, rules_: Mapping[str, Json], seed: int) -> State:
+        """Deal a game and run it to the first decision (the first character pick)."""
+        state = setup.new_state(players, rules_, seed)
+        rules.settle(state)
+        return state
+
+    def to_act(self, state: State) -> Decision | None:
+        """Return the current decision, or None when the game is over."""
+        current = rules.legal(state)
+        return None if current is None else current.decision
+
+    def parse_action(self, decision: Decision, payload: Json) -> Action:
+        """Parse a wire payload for `decision`. Raises MalformedAction."""
+        return parse(decision.kind, payload)
+
+    def action_to_wire(self, action: Action) -> Json:
+        """Return the wire form of `action`."""
+        return action.to_wire()
+
+    def validate(self, state: State, seat: int, action: Action) -> None:
+        """Raise IllegalAction unless `action` is legal for `seat` now."""
+        rules.validate(state, seat, action)
+
+    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
+        """Validate and perform `action`; all or nothing."""
+        return rules.apply(state, seat, action)
+
+    def observation(self, state: State, seat: int) -> dict[str, Json]:
+        """Return what `seat` may know now."""
+        return observation(state, seat)
+
+    def outcome(self, state: State) -> Outcome | None:
+        """Return the outcome once the game is over."""
+        return scoring.outcome(state) if state.phase == Phase.OVER else None
+
+    def default_action(self, state: State, seat: int) -> Action:
+        """Return the first legal option (options are ordered safest first)."""
+        return self._actions(state)[0]
+
+    def random_action(self, state: State, seat: int, rng: random.Random) -> Action:
+        """Return a uniformly chosen legal action."""
+        actions = self._actions(state)
+        return actions[rng.randrange(len(actions))]
+
+    def legal_actions(self, state: State) -> tuple[Action, ...]:
+        """Return the legal actions of the current decision (empty when over)."""
+        current = rules.legal(state)
+        return () if current is None else current.actions
+
+    def _actions(self, state: State) -> tuple[Action, ...]:
+        actions = self.legal_actions(state)
+        if not actions:
+            raise ValueError("the game is over: no action to choose")
+        return actions
+
+    def to_json(self, state: State) -> dict[str, Json]:
+        """Return the whole state as JSON-ready data."""
+        return st.to_json(state)
+
+    def from_json(self, data: Mapping[str, Json]) -> State:
+        """Rebuild a state from `to_json` data."""
+        return st.from_json(data)
+
+    def clone(self, state: State) -> State:
+        """Return an independent copy."""
+        return st.clone(state)
+
+
+GAME = Machiavelli()

@@ -1,0 +1,159 @@
+"""Machiavelli actions: one frozen value type, its wire form, and parsing from the wire.
+
+Every action is `{"type": ...}` plus at most the fields `character`, `district` and `seat`.
+Imports only the standard library and `arena.core`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from arena.core.errors import MalformedAction
+from arena.core.game import Json
+
+from .cards import CHARACTER_BY_WIRE, DISTRICTS, Character
+
+
+class Kind(StrEnum):
+    """Decision kinds (`Decision.kind`)."""
+
+    PICK_CHARACTER = "pick_character"
+    DISCARD_CHARACTER = "discard_character"
+    TURN = "turn"
+    KEEP_CARD = "keep_card"
+    EXCHANGE_CARDS = "exchange_cards"
+    THIEVES_DEN = "thieves_den"
+
+
+class ActionType(StrEnum):
+    """The `type` of an action on the wire."""
+
+    PICK_CHARACTER = "pick_character"
+    DISCARD_CHARACTER = "discard_character"
+    GATHER_GOLD = "gather_gold"
+    GATHER_CARDS = "gather_cards"
+    KEEP_CARD = "keep_card"
+    BUILD = "build"
+    PAY_WITH_CARDS = "pay_with_cards"
+    PAY_CARD = "pay_card"
+    COLLECT_INCOME = "collect_income"
+    KILL = "kill"
+    ROB = "rob"
+    SWAP_HANDS = "swap_hands"
+    EXCHANGE_CARDS = "exchange_cards"
+    DISCARD_CARD = "discard_card"
+    DESTROY = "destroy"
+    BEAUTIFY = "beautify"
+    TAKE_TAX = "take_tax"
+    LABORATORY = "laboratory"
+    SMITHY = "smithy"
+    DONE = "done"
+    END_TURN = "end_turn"
+
+
+T = ActionType
+_FIELDS: dict[ActionType, tuple[str, ...]] = {
+    T.PICK_CHARACTER: ("character",), T.DISCARD_CHARACTER: ("character",),
+    T.KILL: ("character",), T.ROB: ("character",),
+    T.KEEP_CARD: ("district",), T.BUILD: ("district",), T.PAY_CARD: ("district",),
+    T.DISCARD_CARD: ("district",), T.BEAUTIFY: ("district",), T.LABORATORY: ("district",),
+    T.PAY_WITH_CARDS: ("district",),
+    T.SWAP_HANDS: ("seat",), T.DESTROY: ("seat", "district"),
+}
+
+ALLOWED: dict[Kind, frozenset[ActionType]] = {
+    Kind.PICK_CHARACTER: frozenset({T.PICK_CHARACTER}),
+    Kind.DISCARD_CHARACTER: frozenset({T.DISCARD_CHARACTER}),
+    Kind.KEEP_CARD: frozenset({T.KEEP_CARD}),
+    Kind.EXCHANGE_CARDS: frozenset({T.DISCARD_CARD, T.DONE}),
+    Kind.THIEVES_DEN: frozenset({T.PAY_CARD, T.DONE}),
+    Kind.TURN: frozenset({
+        T.GATHER_GOLD, T.GATHER_CARDS, T.BUILD, T.PAY_WITH_CARDS, T.COLLECT_INCOME, T.KILL,
+        T.ROB, T.SWAP_HANDS, T.EXCHANGE_CARDS, T.DESTROY, T.BEAUTIFY, T.TAKE_TAX,
+        T.LABORATORY, T.SMITHY, T.END_TURN,
+    }),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A Machiavelli action; which optional fields are set depends on `type`."""
+
+    type: ActionType
+    character: Character | None = None
+    district: str | None = None
+    seat: int | None = None
+
+    def to_wire(self) -> dict[str, Json]:
+        """Return the canonical wire form (a JSON object with a `type`)."""
+        wire: dict[str, Json] = {"type": self.type.value}
+        if self.character is not None:
+            wire["character"] = self.character.wire
+        if self.seat is not None:
+            wire["seat"] = self.seat
+        if self.district is not None:
+            wire["district"] = self.district
+        return wire
+
+
+def parse(kind: str, payload: Json) -> Action:
+    """Parse a wire payload as an action allowed for a decision of `kind`.
+
+    Raises:
+        MalformedAction: not an object, unknown type, a type not allowed for this decision,
+            a missing or extra field, or a field of the wrong type or an unknown id.
+    """
+    if not isinstance(payload, dict):
+        raise MalformedAction(f"action must be a JSON object, got {type(payload).__name__}")
+    raw_type = payload.get("type")
+    if kind not in ALLOWED:
+        raise MalformedAction(f"unknown decision kind {kind!r}")
+    try:
+        action_type = ActionType(str(raw_type))
+    except ValueError:
+        valid = ", ".join(sorted(t.value for t in ALLOWED.get(Kind(kind), frozenset())))
+        raise MalformedAction(f"unknown action type {raw_type!r}; valid here: {valid}") from None
+    allowed = ALLOWED[Kind(kind)]
+    if action_type not in allowed:
+        valid = ", ".join(sorted(t.value for t in allowed))
+        raise MalformedAction(
+            f"action type {action_type.value!r} is not allowed for a {kind!r} decision; "
+            f"valid: {valid}")
+    fields = _FIELDS.get(action_type, ())
+    extra = sorted(set(payload) - {"type", *fields})
+    if extra:
+        raise MalformedAction(f"{action_type.value}: unexpected field(s) {', '.join(extra)}")
+    missing = [f for f in fields if f not in payload]
+    if missing:
+        raise MalformedAction(f"{action_type.value}: missing field(s) {', '.join(missing)}")
+    return Action(
+        action_type,
+        _character(payload, action_type) if "character" in fields else None,
+        _district(payload, action_type) if "district" in fields else None,
+        _seat(payload, action_type) if "seat" in fields else None,
+    )
+
+
+def _character(payload: dict[str, Json], action_type: ActionType) -> Character:
+    value = payload["character"]
+    if not isinstance(value, str) or value not in CHARACTER_BY_WIRE:
+        valid = ", ".join(CHARACTER_BY_WIRE)
+        raise MalformedAction(f"{action_type.value}: unknown character {value!r}; valid: {valid}")
+    return CHARACTER_BY_WIRE[value]
+
+
+def _district(payload: dict[str, Json], action_type: ActionType) -> str:
+    value = payload["district"]
+    if not isinstance(value, str) or value not in DISTRICTS:
+        raise MalformedAction(f"{action_type.value}: unknown district {value!r} "
+                              f"(districts are ids such as 'manor', 'thieves_den')")
+    return value
+
+
+def _seat(payload: dict[str, Json], action_type: ActionType) -> int:
+    # the range is checked by validation (an absent seat is illegal, not malformed)
+    value = payload["seat"]
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise MalformedAction(f"{action_type.value}: seat {value!r} is not a seat number")
+    return value

@@ -1,0 +1,135 @@
+"""The selection phase (character draft) for 2 to 8 players (REFERENCE §1.3.1-1.3.3).
+
+Imports only the standard library and `arena.core`.
+"""
+
+from __future__ import annotations
+
+from arena.core.game import Event
+
+from .actions import Action, ActionType, Kind
+from .cards import Character
+from .events import private, public
+from .state import Phase, State
+
+PICK, DISCARD, RANDOM = "pick", "discard", "random"
+
+# face-up discards by player count: (with 8 characters, with 9 characters)
+FACEUP: dict[int, tuple[int, int]] = {2: (0, 0), 3: (0, 0), 4: (2, 3), 5: (1, 2), 6: (0, 1),
+                                      7: (0, 0), 8: (0, 0)}
+
+_STEPS: dict[int, tuple[tuple[int, str], ...]] = {
+    # (seat offset from the crown, what that seat does); RANDOM is done by the engine
+    2: ((0, PICK), (1, PICK), (1, DISCARD), (0, PICK), (0, DISCARD), (1, PICK)),
+    3: ((0, PICK), (1, PICK), (2, PICK), (2, RANDOM), (0, PICK), (1, PICK), (2, PICK)),
+}
+
+
+def steps(players: int) -> tuple[tuple[int, str], ...]:
+    """Return the draft script: one (seat offset from the crown, operation) per step."""
+    return _STEPS.get(players) or tuple((offset, PICK) for offset in range(players))
+
+
+def takes_facedown(state: State) -> bool:
+    """Return whether the last seat is offered the face-down card (7 of 8, 8 of 9)."""
+    return (state.players, len(state.cast)) in ((7, 8), (8, 9))
+
+
+def start_round(state: State, events: list[Event]) -> None:
+    """Begin a round: shuffle the cast, discard face-up then one face-down, open the draft."""
+    state.round += 1
+    for seat_chars in state.chars:
+        seat_chars.clear()
+    state.faceup, state.facedown = [], []
+    state.killed = state.robbed = state.thief_seat = state.bishop_seat = None
+    state.revealed = []
+    pool = list(state.cast)
+    state.rng.shuffle(pool)
+    faceup_count = FACEUP[state.players][len(state.cast) == 9]
+    events.append(public("round_started", round=state.round, crown=state.crown))
+    while len(state.faceup) < faceup_count:
+        card = pool.pop()
+        if card.rank == 4:
+            # a rank-4 card may not lie face-up: another card takes its place, it is reshuffled
+            replacement = pool.pop()
+            pool.append(card)
+            state.rng.shuffle(pool)
+            card = replacement
+            events.append(public("rank4_reshuffled"))
+        state.faceup.append(card)
+    state.facedown.append(pool.pop())
+    state.pool = pool
+    events.append(public("characters_discarded",
+                         faceup=[c.wire for c in state.faceup], facedown=1))
+    state.phase = Phase.DRAFT
+    state.draft_index = 0
+    advance(state, events)
+
+
+def advance(state: State, events: list[Event]) -> None:
+    """Run automatic draft steps until a seat must choose, or end the draft."""
+    script = steps(state.players)
+    while state.phase == Phase.DRAFT:
+        if state.draft_index >= len(script):
+            if state.pool:
+                events.append(public("characters_discarded", faceup=[],
+                                     facedown=len(state.pool)))
+                state.facedown.extend(state.pool)
+                state.pool = []
+            state.phase = Phase.CALL
+            state.calling = 0
+            return
+        offset, op = script[state.draft_index]
+        if op == RANDOM:
+            card = state.pool.pop(state.rng.randrange(len(state.pool)))
+            state.facedown.append(card)
+            events.append(public("characters_discarded", faceup=[], facedown=1))
+            state.draft_index += 1
+            continue
+        seat = (state.crown + offset) % state.players
+        last = state.draft_index == len(script) - 1
+        if last and takes_facedown(state) and len(state.pool) == 1:
+            state.pool.append(state.facedown.pop(0))
+            events.append(public("facedown_offered", seat=seat))
+        events.append(private(seat, "characters_offered", seat=seat,
+                              characters=[c.wire for c in sorted(state.pool)], step=op))
+        return
+
+
+def decision_seat(state: State) -> tuple[int, str]:
+    """Return the seat that must choose now and the decision kind."""
+    offset, op = steps(state.players)[state.draft_index]
+    kind = Kind.PICK_CHARACTER if op == PICK else Kind.DISCARD_CHARACTER
+    return (state.crown + offset) % state.players, kind
+
+
+def legal(state: State, kind: str) -> list[Action]:
+    """Return the legal draft actions, in rank order."""
+    action_type = (ActionType.PICK_CHARACTER if kind == Kind.PICK_CHARACTER
+                   else ActionType.DISCARD_CHARACTER)
+    return [Action(action_type, character=c) for c in sorted(state.pool)]
+
+
+def apply(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """Apply a (validated) pick or discard and run the draft on."""
+    card = action.character
+    assert card is not None  # guaranteed by validation against the legal list
+    state.pool.remove(card)
+    if action.type == ActionType.PICK_CHARACTER:
+        state.chars[seat].append(card)
+        events.append(public("character_picked", seat=seat))
+        events.append(private(seat, "own_pick", seat=seat, character=card.wire))
+    else:
+        state.facedown.append(card)
+        events.append(public("character_discarded", seat=seat))
+        events.append(private(seat, "own_discard", seat=seat, character=card.wire))
+    state.draft_index += 1
+    advance(state, events)
+
+
+def holder(state: State, character: Character) -> int | None:
+    """Return the seat holding `character` this round, or None."""
+    for seat, held in enumerate(state.chars):
+        if character in held:
+            return seat
+    return None

@@ -1,0 +1,218 @@
+"""The effects of turn actions, applied after validation (never half-applied: no check here
+can fail). Cards put back, discarded, paid or destroyed go to the bottom of the deck.
+
+Imports only the standard library and `arena.core`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from arena.core.game import Event
+
+from . import cards as C
+from .actions import Action, ActionType
+from .cards import Character
+from .events import gold, private, public
+from .state import Pending, Phase, State
+from .turn import build_cost, destroy_price, draw, income
+
+T = ActionType
+
+
+def apply(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """Apply a validated turn action (any turn decision kind) for `seat`."""
+    _HANDLERS[action.type](state, seat, action, events)
+
+
+def _gather_gold(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    state.gathered = True
+    state.gold[seat] += 2
+    events.append(public("gathered_gold", seat=seat, amount=2, gold=gold((seat, 2))))
+
+
+def _gather_cards(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    state.gathered = True
+    drawn = draw(state, 2)
+    events.append(public("gathered_cards", seat=seat, count=len(drawn)))
+    events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
+    if len(drawn) == 2 and C.LIBRARY not in state.cities[seat]:
+        state.pending, state.aside = Pending.KEEP, drawn
+    else:
+        state.hands[seat].extend(drawn)
+
+
+def _keep_card(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    card = str(action.district)
+    state.aside.remove(card)
+    state.hands[seat].append(card)
+    returned, state.aside, state.pending = state.aside, [], None
+    state.deck.extend(returned)
+    events.append(public("kept_card", seat=seat, returned=len(returned)))
+    events.append(private(seat, "own_kept", seat=seat, district=card, returned=returned))
+
+
+def _build(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    district = str(action.district)
+    cost = build_cost(state, seat, district)
+    state.hands[seat].remove(district)
+    _place(state, seat, district, cost, [], events)
+
+
+def _place(state: State, seat: int, district: str, paid: int, cards: list[str],
+           events: list[Event]) -> None:
+    state.gold[seat] -= paid
+    state.cities[seat].append(district)
+    state.builds_left -= 1
+    events.append(public("built", seat=seat, district=district, cost=paid, cards_paid=cards,
+                         gold=gold((seat, -paid))))
+    if (Character.TAX_COLLECTOR in state.cast and state.current_char
+            is not Character.TAX_COLLECTOR and state.gold[seat] > 0):
+        state.gold[seat] -= 1
+        state.tax_token += 1
+        events.append(public("tax_paid", seat=seat, amount=1, gold=gold((seat, -1))))
+    if len(state.cities[seat]) == state.rules["city_size"]:
+        # cities grow one district at a time, so this is the moment of completion
+        first = state.first_complete is None
+        if first:
+            state.first_complete = seat
+        events.append(public("city_completed", seat=seat, first=first))
+
+
+def _pay_with_cards(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    state.pending, state.aside = Pending.DEN, []
+
+
+def _pay_card(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    card = str(action.district)
+    state.hands[seat].remove(card)
+    state.aside.append(card)
+
+
+def _done(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    set_aside, state.aside = state.aside, []
+    state.deck.extend(set_aside)
+    if state.pending == Pending.DEN:
+        state.pending = None
+        state.hands[seat].remove(C.THIEVES_DEN)
+        due = build_cost(state, seat, C.THIEVES_DEN) - len(set_aside)
+        _place(state, seat, C.THIEVES_DEN, max(0, due), set_aside, events)
+        return
+    state.pending = None
+    drawn = draw(state, len(set_aside))
+    state.hands[seat].extend(drawn)
+    events.append(public("cards_exchanged", seat=seat, discarded=len(set_aside),
+                         drawn=len(drawn)))
+    events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
+
+
+def _income(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    assert state.current_char is not None
+    amount = income(state, seat, state.current_char)
+    state.used.append("income")
+    state.gold[seat] += amount
+    events.append(public("income", seat=seat, character=state.current_char.wire,
+                         amount=amount, gold=gold((seat, amount))))
+
+
+def _kill(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    assert action.character is not None
+    state.used.append("ability")
+    state.killed = action.character
+    events.append(public("character_killed", seat=seat, character=action.character.wire))
+
+
+def _rob(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    assert action.character is not None
+    state.used.append("ability")
+    state.robbed, state.thief_seat = action.character, seat
+    events.append(public("character_robbed", seat=seat, character=action.character.wire))
+
+
+def _swap(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    target = int(str(action.seat))
+    state.used.append("ability")
+    mine, theirs = state.hands[seat], state.hands[target]
+    state.hands[seat], state.hands[target] = theirs, mine
+    events.append(public("hands_swapped", seat=seat, target=target, gave=len(mine),
+                         received=len(theirs)))
+    events.append(private(seat, "hand_received", seat=seat, cards=list(theirs)))
+    events.append(private(target, "hand_received", seat=target, cards=list(mine)))
+
+
+def _exchange(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    state.used.append("ability")
+    state.pending, state.aside = Pending.EXCHANGE, []
+
+
+def _discard_card(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    card = str(action.district)
+    state.hands[seat].remove(card)
+    state.aside.append(card)
+
+
+def _destroy(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    target, district = int(str(action.seat)), str(action.district)
+    price = destroy_price(state, target, district)
+    state.used.append("ability")
+    state.gold[seat] -= price
+    state.cities[target].remove(district)
+    beautified = state.beautified[target]
+    if beautified.count(district) > state.cities[target].count(district):
+        beautified.remove(district)  # the destroyed copy was the beautified one
+    state.deck.append(district)
+    events.append(public("destroyed", seat=seat, target=target, district=district,
+                         price=price, gold=gold((seat, -price))))
+
+
+def _beautify(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    district = str(action.district)
+    state.used.append("beautify")
+    state.gold[seat] -= 1
+    state.beautified[seat].append(district)
+    events.append(public("beautified", seat=seat, district=district, gold=gold((seat, -1))))
+
+
+def _take_tax(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    amount, state.tax_token = state.tax_token, 0
+    state.used.append("ability")
+    state.gold[seat] += amount
+    events.append(public("tax_taken", seat=seat, amount=amount, gold=gold((seat, amount))))
+
+
+def _laboratory(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    card = str(action.district)
+    state.used.append("laboratory")
+    state.hands[seat].remove(card)
+    state.deck.append(card)
+    state.gold[seat] += 2
+    events.append(public("laboratory_used", seat=seat, amount=2, gold=gold((seat, 2))))
+
+
+def _smithy(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    state.used.append("smithy")
+    state.gold[seat] -= 2
+    drawn = draw(state, 3)
+    state.hands[seat].extend(drawn)
+    events.append(public("smithy_used", seat=seat, count=len(drawn), gold=gold((seat, -2))))
+    events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
+
+
+def _end_turn(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    events.append(public("turn_ended", seat=seat,
+                         character=state.current_char.wire if state.current_char else None))
+    state.current_seat = state.current_char = None
+    state.gathered, state.builds_left, state.used = False, 0, []
+    state.phase = Phase.CALL
+    state.calling += 1
+
+
+Handler = Callable[[State, int, Action, list[Event]], None]
+_HANDLERS: dict[ActionType, Handler] = {
+    T.GATHER_GOLD: _gather_gold, T.GATHER_CARDS: _gather_cards, T.KEEP_CARD: _keep_card,
+    T.BUILD: _build, T.PAY_WITH_CARDS: _pay_with_cards, T.PAY_CARD: _pay_card, T.DONE: _done,
+    T.COLLECT_INCOME: _income, T.KILL: _kill, T.ROB: _rob, T.SWAP_HANDS: _swap,
+    T.EXCHANGE_CARDS: _exchange, T.DISCARD_CARD: _discard_card, T.DESTROY: _destroy,
+    T.BEAUTIFY: _beautify, T.TAKE_TAX: _take_tax, T.LABORATORY: _laboratory,
+    T.SMITHY: _smithy, T.END_TURN: _end_turn,
+}

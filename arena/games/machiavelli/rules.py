@@ -1,0 +1,189 @@
+"""The Machiavelli game loop: calling characters, ending rounds, and the decision / validate /
+apply cycle. After every action the engine runs the automatic steps (`settle`) until a seat
+must decide, so a state held by a caller always waits for a decision or is over.
+
+Imports only the standard library and `arena.core`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.core.errors import IllegalAction
+from arena.core.game import Decision, Event, Json, Termination
+
+from . import draft, effects, scoring, turn
+from .actions import Action, Kind
+from .cards import Character
+from .events import gold, public
+from .state import Pending, Phase, State
+
+
+@dataclass(frozen=True, slots=True)
+class Legal:
+    """The current decision with its legal actions (cached in `State.cache`)."""
+
+    decision: Decision
+    actions: tuple[Action, ...]
+    allowed: frozenset[Action]
+
+
+def settle(state: State) -> list[Event]:
+    """Run the automatic steps (round start, calling characters, round end) and return their
+    events; a no-op on a state that waits for a decision. Scenario setups call it too."""
+    events: list[Event] = []
+    state.cache = None
+    if state.phase == Phase.DRAFT:
+        draft.advance(state, events)
+    _run(state, events)
+    return events
+
+
+def _run(state: State, events: list[Event]) -> None:
+    while True:
+        phase = state.phase
+        if phase == Phase.ROUND_START:
+            draft.start_round(state, events)
+        elif phase == Phase.CALL:
+            _call(state, events)
+        elif phase == Phase.ROUND_END:
+            _end_round(state, events)
+        else:
+            return
+
+
+def _call(state: State, events: list[Event]) -> None:
+    if state.calling >= len(state.cast):
+        state.phase = Phase.ROUND_END
+        return
+    character = state.cast[state.calling]
+    seat = draft.holder(state, character)
+    if seat is None or character is state.killed:
+        # nobody answers: the killed character's holder stays silent
+        events.append(public("character_called", character=character.wire, seat=None,
+                             killed=character is state.killed))
+        state.calling += 1
+        return
+    state.revealed.append((seat, character))
+    events.append(public("character_called", character=character.wire, seat=seat,
+                         killed=False))
+    if character is state.robbed and state.thief_seat is not None:
+        thief, amount = state.thief_seat, state.gold[seat]
+        state.gold[seat] -= amount
+        state.gold[thief] += amount
+        events.append(public("robbed", seat=seat, thief=thief, amount=amount,
+                             gold=gold((seat, -amount), (thief, amount)) if amount else []))
+    turn.start(state, seat, character, events)
+
+
+def _end_round(state: State, events: list[Event]) -> None:
+    if state.killed is Character.KING:
+        heir = draft.holder(state, Character.KING)
+        if heir is not None:
+            state.crown = heir
+            events.append(public("crown_taken", seat=heir, heir=True))
+            queen = next((s for s, c in state.revealed if c is Character.QUEEN), None)
+            if queen is not None and turn.neighbours(state, queen, heir):
+                state.gold[queen] += 3
+                events.append(public("bonus_gold", seat=queen, character="queen", amount=3,
+                                     gold=gold((queen, 3))))
+    events.append(public("round_ended", round=state.round))
+    if state.first_complete is not None:
+        _finish(state, Termination.COMPLETED, events)
+    elif state.round >= state.rules["max_rounds"]:
+        _finish(state, Termination.MAX_ROUNDS, events)
+    else:
+        state.phase = Phase.ROUND_START
+
+
+def _finish(state: State, termination: Termination, events: list[Event]) -> None:
+    state.phase = Phase.OVER
+    state.termination = termination.value
+    result = scoring.outcome(state)
+    events.append(public("game_ended", termination=termination.value,
+                         scores=list(result.scores), placings=list(result.placings)))
+
+
+def legal(state: State) -> Legal | None:
+    """Return the current decision and its legal actions (cached), or None when over."""
+    cached: Legal | None = state.cache
+    if cached is not None:
+        return cached
+    if state.phase == Phase.DRAFT:
+        seat, kind = draft.decision_seat(state)
+        actions = draft.legal(state, kind)
+        context: dict[str, Json] = {"characters": [a.character.wire for a in actions
+                                                   if a.character is not None]}
+    elif state.phase == Phase.TURN and state.current_seat is not None:
+        seat = state.current_seat
+        kind, actions = turn.legal(state)
+        context = _turn_context(state, seat)
+    else:
+        return None
+    result = Legal(Decision(seat, kind, tuple(a.to_wire() for a in actions), context),
+                   tuple(actions), frozenset(actions))
+    state.cache = result
+    return result
+
+
+def _turn_context(state: State, seat: int) -> dict[str, Json]:
+    character = state.current_char
+    context: dict[str, Json] = {
+        "character": character.wire if character else None,
+        "gathered": state.gathered, "builds_left": state.builds_left,
+    }
+    if state.pending == Pending.KEEP:
+        context["drawn"] = list(state.aside)
+    elif state.pending == Pending.EXCHANGE:
+        context["set_aside"] = list(state.aside)
+    elif state.pending == Pending.DEN:
+        context["cards_paid"] = list(state.aside)
+        context["gold_due"] = max(0, turn.build_cost(state, seat, "thieves_den")
+                                  - len(state.aside))
+    return context
+
+
+def validate(state: State, seat: int, action: Action) -> Legal:
+    """Check `action` for `seat` and return the decision it answers.
+
+    Raises:
+        IllegalAction: the game is over, another seat must decide, or the action is not
+            among the legal ones now (the message says why where it can).
+    """
+    current = legal(state)
+    if current is None:
+        raise IllegalAction("the game is over")
+    decision = current.decision
+    if seat != decision.seat:
+        raise IllegalAction(f"seat {seat} may not act now: seat {decision.seat} must decide "
+                            f"({decision.kind})")
+    if action not in current.allowed:
+        raise IllegalAction(f"{action.to_wire()} is not legal for seat {seat} now "
+                            f"({decision.kind}): {_why(state, seat, action, decision.kind)}")
+    return current
+
+
+def _why(state: State, seat: int, action: Action, kind: str) -> str:
+    if kind in (Kind.PICK_CHARACTER, Kind.DISCARD_CHARACTER):
+        names = ", ".join(c.wire for c in sorted(state.pool))
+        return f"the characters to choose from are {names}"
+    if kind == Kind.TURN:
+        return turn.why_illegal(state, seat, action)
+    return "choose one of the options of this decision"
+
+
+def apply(state: State, seat: int, action: Action) -> list[Event]:
+    """Validate then perform `action`, run the automatic steps, and return the events.
+
+    Raises:
+        IllegalAction: as `validate`; the state is left unchanged.
+    """
+    validate(state, seat, action)
+    events: list[Event] = []
+    state.cache = None
+    if state.phase == Phase.DRAFT:
+        draft.apply(state, seat, action, events)
+    else:
+        effects.apply(state, seat, action, events)
+    _run(state, events)
+    return events

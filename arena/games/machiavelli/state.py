@@ -1,0 +1,164 @@
+"""The mutable Machiavelli state, its clone and its JSON form.
+
+The state is owned by the engine; everything in it is plain lists, ints and strings (plus
+the game's `random.Random`), so that clone and observation are cheap. Characters are held as
+`Character` values and written to JSON as their wire ids. Imports only the standard library
+and `arena.core`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.core.game import Json
+from arena.core.rng import rng_from_json, rng_state_to_json
+
+from .cards import CHARACTER_BY_WIRE, Character
+
+
+class Phase:
+    """Values of `State.phase`. `round_start`, `call` and `round_end` are transient: the
+    engine resolves them at once (`rules.settle`); a scenario may start from one."""
+
+    ROUND_START = "round_start"
+    DRAFT = "draft"
+    CALL = "call"
+    TURN = "turn"
+    ROUND_END = "round_end"
+    OVER = "over"
+
+    ALL = (ROUND_START, DRAFT, CALL, TURN, ROUND_END, OVER)
+
+
+class Pending:
+    """Values of `State.pending`: a multi-step choice in progress during a turn."""
+
+    KEEP = "keep_card"
+    EXCHANGE = "exchange_cards"
+    DEN = "thieves_den"
+
+
+@dataclass
+class State:
+    """Everything about one game. See docs/machiavelli.md for the JSON form of each field."""
+
+    players: int
+    rules: dict[str, Json]
+    rng: random.Random
+    cast: list[Character]
+    crown: int
+    gold: list[int]
+    hands: list[list[str]]
+    cities: list[list[str]]
+    beautified: list[list[str]]
+    deck: list[str]
+    round: int = 0
+    phase: str = Phase.ROUND_START
+    chars: list[list[Character]] = field(default_factory=list)
+    faceup: list[Character] = field(default_factory=list)
+    facedown: list[Character] = field(default_factory=list)
+    pool: list[Character] = field(default_factory=list)
+    draft_index: int = 0
+    killed: Character | None = None
+    robbed: Character | None = None
+    thief_seat: int | None = None
+    bishop_seat: int | None = None
+    revealed: list[tuple[int, Character]] = field(default_factory=list)
+    calling: int = 0
+    current_seat: int | None = None
+    current_char: Character | None = None
+    gathered: bool = False
+    builds_left: int = 0
+    used: list[str] = field(default_factory=list)
+    pending: str | None = None
+    aside: list[str] = field(default_factory=list)
+    tax_token: int = 0
+    first_complete: int | None = None
+    termination: str | None = None
+    cache: Any = field(default=None, repr=False, compare=False)
+    """The current decision and its legal actions, cached by `rules`; never serialized."""
+
+
+_CHAR_FIELDS = ("killed", "robbed", "current_char")
+_CHAR_LIST_FIELDS = ("cast", "faceup", "facedown", "pool")
+_PLAIN = ("players", "crown", "round", "phase", "draft_index", "thief_seat", "bishop_seat",
+          "calling", "current_seat", "gathered", "builds_left", "pending", "tax_token",
+          "first_complete", "termination")
+_LISTS = ("gold", "deck", "used", "aside")
+_NESTED = ("hands", "cities", "beautified")
+
+
+def clone(state: State) -> State:
+    """Return an independent copy (the RNG included) that evolves identically."""
+    rng = random.Random()
+    rng.setstate(state.rng.getstate())
+    return State(
+        players=state.players, rules=state.rules, rng=rng, cast=list(state.cast),
+        crown=state.crown, gold=list(state.gold), hands=[list(h) for h in state.hands],
+        cities=[list(c) for c in state.cities],
+        beautified=[list(b) for b in state.beautified], deck=list(state.deck),
+        round=state.round, phase=state.phase, chars=[list(c) for c in state.chars],
+        faceup=list(state.faceup), facedown=list(state.facedown), pool=list(state.pool),
+        draft_index=state.draft_index, killed=state.killed, robbed=state.robbed,
+        thief_seat=state.thief_seat, bishop_seat=state.bishop_seat,
+        revealed=list(state.revealed), calling=state.calling,
+        current_seat=state.current_seat, current_char=state.current_char,
+        gathered=state.gathered, builds_left=state.builds_left, used=list(state.used),
+        pending=state.pending, aside=list(state.aside), tax_token=state.tax_token,
+        first_complete=state.first_complete, termination=state.termination,
+        cache=state.cache,
+    )
+
+
+def to_json(state: State) -> dict[str, Json]:
+    """Return the whole state as JSON-ready data (the rules, RNG state included)."""
+    data: dict[str, Json] = {"rules": dict(state.rules)}
+    for name in _PLAIN:
+        data[name] = getattr(state, name)
+    for name in _LISTS:
+        data[name] = list(getattr(state, name))
+    for name in _NESTED:
+        data[name] = [list(x) for x in getattr(state, name)]
+    for name in _CHAR_FIELDS:
+        value = getattr(state, name)
+        data[name] = None if value is None else value.wire
+    for name in _CHAR_LIST_FIELDS:
+        data[name] = [c.wire for c in getattr(state, name)]
+    data["chars"] = [[c.wire for c in cs] for cs in state.chars]
+    data["revealed"] = [[seat, c.wire] for seat, c in state.revealed]
+    data["rng"] = rng_state_to_json(state.rng)
+    return data
+
+
+def from_json(data: Mapping[str, Json]) -> State:
+    """Rebuild a state from `to_json` data.
+
+    Raises:
+        KeyError / ValueError: a field is missing or holds an unknown character id.
+    """
+    def char(value: Json) -> Character | None:
+        return None if value is None else CHARACTER_BY_WIRE[value]
+
+    def chars(values: Json) -> list[Character]:
+        return [CHARACTER_BY_WIRE[v] for v in values]
+
+    state = State(
+        players=data["players"], rules=dict(data["rules"]), rng=rng_from_json(data["rng"]),
+        cast=chars(data["cast"]), crown=data["crown"], gold=list(data["gold"]),
+        hands=[list(h) for h in data["hands"]], cities=[list(c) for c in data["cities"]],
+        beautified=[list(b) for b in data["beautified"]], deck=list(data["deck"]),
+    )
+    for name in _PLAIN:
+        setattr(state, name, data[name])
+    for name in ("used", "aside"):
+        setattr(state, name, list(data[name]))
+    for name in _CHAR_FIELDS:
+        setattr(state, name, char(data[name]))
+    for name in ("faceup", "facedown", "pool"):
+        setattr(state, name, chars(data[name]))
+    state.chars = [chars(cs) for cs in data["chars"]]
+    state.revealed = [(int(seat), CHARACTER_BY_WIRE[c]) for seat, c in data["revealed"]]
+    return state
