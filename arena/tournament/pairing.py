@@ -1,0 +1,303 @@
+"""Pairing: who plays whom, where, in which round. Pure functions of standings, history, seed.
+
+A round is a set of tables; no bot sits at two tables of one round. A table holds one
+seating per repeat (`games_per_pairing`), rotated so that seat advantage cancels.
+Round-robin and gauntlet schedules are fixed up front; a Swiss round is computed from the
+ranking after the previous rounds, so the same results and seed give the same pairing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from arena.core.game import Json
+from arena.core.rng import derive_seed
+from arena.tournament.seating import balance, rotations, seat_counts, seat_greedily
+
+ALL_SUBSETS_LIMIT = 256
+"""Up to this many tables, an N-player round-robin plays every k-subset of the bots."""
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One table of a round: a seating (bot names by seat) per repeat."""
+
+    index: int
+    seatings: tuple[tuple[str, ...], ...]
+
+    @property
+    def bots(self) -> tuple[str, ...]:
+        """The bots at this table, in their first seating's order."""
+        return self.seatings[0]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPlan:
+    """The pairing of one round: its tables and the bots with a bye."""
+
+    round: int
+    tables: tuple[Table, ...]
+    byes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Json]:
+        """Return the pairing as JSON-ready data (stored with the results)."""
+        return {"round": self.round, "byes": list(self.byes),
+                "tables": [[list(s) for s in t.seatings] for t in self.tables]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Json]) -> RoundPlan:
+        """Rebuild a pairing from `to_json` data."""
+        tables = tuple(Table(i, tuple(tuple(s) for s in t))
+                       for i, t in enumerate(data["tables"]))
+        return cls(int(data["round"]), tables, tuple(data["byes"]))
+
+
+@dataclass
+class History:
+    """What earlier rounds did: meetings per pair, seats held, byes had."""
+
+    meetings: Counter[tuple[str, str]] = field(default_factory=Counter)
+    seats: dict[str, Counter[int]] = field(default_factory=dict)
+    byes: Counter[str] = field(default_factory=Counter)
+
+    @classmethod
+    def of(cls, rounds: Iterable[RoundPlan]) -> History:
+        """Summarise the given rounds."""
+        history = cls()
+        seatings: list[tuple[str, ...]] = []
+        for plan in rounds:
+            history.byes.update(plan.byes)
+            for table in plan.tables:
+                seatings.extend(table.seatings)
+                history.meetings.update(_pairs(table.bots))
+        history.seats = seat_counts(seatings)
+        return history
+
+    def met(self, a: str, b: str) -> int:
+        """Return how many tables `a` and `b` have shared."""
+        return self.meetings[(a, b) if a < b else (b, a)]
+
+
+def _pairs(bots: Iterable[str]) -> list[tuple[str, str]]:
+    return [(a, b) if a < b else (b, a) for a, b in itertools.combinations(bots, 2)]
+
+
+def table_sizes(players: int, size: int, smallest: int) -> tuple[list[int], int]:
+    """Split `players` into tables of `size`, or `size - 1`.. `smallest`; return (sizes, byes).
+
+    Tables are as even as possible; when even that is too small, full tables and byes.
+    """
+    if players < smallest:
+        return [], players
+    count = math.ceil(players / size)
+    base, extra = divmod(players, count)
+    if base >= smallest:
+        return [base + 1] * extra + [base] * (count - extra), 0
+    full, rest = divmod(players, size)
+    sizes = [size] * full
+    if rest >= smallest:
+        return [*sizes, rest], 0
+    return sizes, rest
+
+
+# round-robin ---------------------------------------------------------------------------
+
+def round_robin(bots: Sequence[str], size: int, smallest: int, repeats: int, seed: int,
+                rounds: int | None = None) -> list[RoundPlan]:
+    """Return the whole round-robin schedule.
+
+    Two seats: the circle method, every pair once per repeat. N seats: every k-subset of
+    the bots when there are at most `ALL_SUBSETS_LIMIT`, else `rounds` rounds (default: enough
+    for every bot to meet every other about once) of tables that minimise repeated meetings.
+    """
+    rng = random.Random(derive_seed(seed, "round-robin"))
+    n = len(bots)
+    if size == 2 and smallest == 2:
+        groups = _circle(bots)
+    elif n <= size:
+        groups = [[list(bots)]] if n >= smallest else []
+    elif rounds is None and math.comb(n, size) <= ALL_SUBSETS_LIMIT:
+        groups = _pack([list(c) for c in itertools.combinations(bots, size)])
+    else:
+        count = rounds or math.ceil((n - 1) / (size - 1))
+        groups = _balanced_rounds(bots, size, smallest, count, rng)
+    return _finish(groups, bots, repeats)
+
+
+def _circle(bots: Sequence[str]) -> list[list[list[str]]]:
+    players: list[str | None] = list(bots)
+    if len(players) % 2:
+        players.append(None)
+    n = len(players)
+    out: list[list[list[str]]] = []
+    for r in range(n - 1):
+        tables = []
+        for i in range(n // 2):
+            a, b = players[i], players[n - 1 - i]
+            if a is not None and b is not None:
+                tables.append([a, b] if (r + i) % 2 == 0 else [b, a])
+        out.append(tables)
+        players = [players[0], players[-1], *players[1:-1]]
+    return out
+
+
+def _pack(tables: list[list[str]]) -> list[list[list[str]]]:
+    """Put tables into rounds, each into the first round where none of its bots sits yet."""
+    rounds: list[list[list[str]]] = []
+    seated: list[set[str]] = []
+    for table in tables:
+        for index, busy in enumerate(seated):
+            if busy.isdisjoint(table):
+                rounds[index].append(table)
+                busy.update(table)
+                break
+        else:
+            rounds.append([table])
+            seated.append(set(table))
+    return rounds
+
+
+def _balanced_rounds(bots: Sequence[str], size: int, smallest: int, count: int,
+                     rng: random.Random) -> list[list[list[str]]]:
+    history = History()
+    out: list[list[list[str]]] = []
+    for _ in range(count):
+        order = list(bots)
+        rng.shuffle(order)
+        sizes, bye_count = table_sizes(len(order), size, smallest)
+        order.sort(key=lambda b: -history.byes[b])  # stable: the fewest byes rest next
+        playing, resting = order[:len(order) - bye_count], order[len(order) - bye_count:]
+        history.byes.update(resting)
+        tables = _group(playing, sizes, history, window=len(playing))
+        for table in tables:
+            history.meetings.update(_pairs(table))
+        out.append(tables)
+    return out
+
+
+def _group(ranked: Sequence[str], sizes: Sequence[int], history: History,
+           window: int) -> list[list[str]]:
+    """Fill tables top-down: each takes the highest remaining bot, then, one by one, the
+    candidate (among the next `window`) with the fewest earlier meetings with those seated."""
+    remaining = list(ranked)
+    tables: list[list[str]] = []
+    for k in sizes:
+        table = [remaining.pop(0)]
+        while len(table) < k:
+            candidates = remaining[:window]
+            best = min(range(len(candidates)), key=lambda i: (
+                sum(history.met(candidates[i], t) for t in table), i))
+            table.append(remaining.pop(best))
+        tables.append(table)
+    return tables
+
+
+def _finish(groups: list[list[list[str]]], bots: Sequence[str],
+            repeats: int) -> list[RoundPlan]:
+    """Rotate each table over its repeats, balance seats globally, and number everything."""
+    games = [list(s) for tables in groups for t in tables for s in rotations(t, repeats)]
+    balance(games)
+    it = iter(games)
+    plans = []
+    for number, tables in enumerate(groups, start=1):
+        seated = {b for t in tables for b in t}
+        plan_tables = tuple(Table(i, tuple(tuple(next(it)) for _ in range(repeats)))
+                            for i, _ in enumerate(tables))
+        plans.append(RoundPlan(number, plan_tables, tuple(b for b in bots if b not in seated)))
+    return plans
+
+
+# gauntlet ------------------------------------------------------------------------------
+
+def gauntlet(challengers: Sequence[str], field: Sequence[str], size: int, smallest: int,
+             repeats: int, seed: int) -> list[RoundPlan]:
+    """Return a schedule where each challenger meets the field, never another challenger.
+
+    Each table is one challenger and `size - 1` field bots: every such subset of the field
+    when there are few, else the field dealt round-robin into groups so each field bot
+    meets each challenger about equally often.
+    """
+    rng = random.Random(derive_seed(seed, "gauntlet"))
+    others = max(1, min(size - 1, len(field)))
+    if others + 1 < smallest:
+        return []
+    tables: list[list[str]] = []
+    for challenger in challengers:
+        if math.comb(len(field), others) <= ALL_SUBSETS_LIMIT:
+            subsets = [list(c) for c in itertools.combinations(field, others)]
+        else:
+            order = list(field)
+            rng.shuffle(order)
+            groups = math.ceil(len(order) / others)
+            subsets = [[order[(g * others + i) % len(order)] for i in range(others)]
+                       for g in range(groups)]
+        tables.extend([challenger, *subset] for subset in subsets)
+    all_bots = [*challengers, *field]
+    return _finish(_pack(tables), all_bots, repeats)
+
+
+# swiss ---------------------------------------------------------------------------------
+
+def swiss_round(number: int, ranked: Sequence[str], history: History, size: int,
+                smallest: int, repeats: int) -> RoundPlan:
+    """Pair one Swiss round from the current ranking (best first) and earlier rounds.
+
+    Byes go to the lowest-ranked bots with the fewest byes. Two seats: each bot, from the
+    top, meets the nearest-ranked bot it has not met, backtracking so that no pairing
+    repeats while another exists. N seats: score groups are cut into tables top-down,
+    each seat taken by the nearby bot with the fewest earlier meetings at that table.
+    Seats go to whoever held them least.
+    """
+    sizes, bye_count = table_sizes(len(ranked), size, smallest)
+    byes = _swiss_byes(ranked, history, bye_count)
+    playing = [b for b in ranked if b not in byes]
+    if size == 2 and smallest == 2:
+        tables = _pair_two(playing, history)
+    else:
+        tables = _group(playing, sizes, history, window=3 * size)
+    counts = {b: Counter(history.seats.get(b, Counter())) for b in playing}
+    out = []
+    for index, table in enumerate(tables):
+        seating = seat_greedily(table, counts)
+        out.append(Table(index, tuple(rotations(seating, repeats))))
+    return RoundPlan(number, tuple(out), tuple(b for b in ranked if b in byes))
+
+
+def _swiss_byes(ranked: Sequence[str], history: History, count: int) -> set[str]:
+    if not count:
+        return set()
+    bottom_up = list(reversed(ranked))
+    bottom_up.sort(key=lambda b: history.byes[b])  # stable: lowest-ranked first per bye count
+    return set(bottom_up[:count])
+
+
+def _pair_two(playing: Sequence[str], history: History) -> list[list[str]]:
+    """Pair top-down with backtracking; the first complete pairing without repeats wins,
+    else (after a bounded search) the greedy pairing with the fewest repeats."""
+    budget = [20000]
+
+    def search(remaining: list[str]) -> list[list[str]] | None:
+        if not remaining:
+            return []
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        top = remaining[0]
+        for i in range(1, len(remaining)):
+            if history.met(top, remaining[i]):
+                continue
+            rest = search(remaining[1:i] + remaining[i + 1:])
+            if rest is not None:
+                return [[top, remaining[i]], *rest]
+        return None
+
+    found = search(list(playing))
+    if found is not None:
+        return found
+    sizes = [2] * (len(playing) // 2)
+    return _group(playing, sizes, history, window=len(playing))
