@@ -1,0 +1,342 @@
+"""`run_game`: the only loop that joins an engine and the bots.
+
+For each decision it sends the deciding seat a `request` (observation, events since its last
+request, options, time left), waits on a monotonic clock for the matching `action`, and hands
+it to the engine. Anything wrong with a reply is a fault (the engine's default action is
+played); too many faults or a dead process forfeit the seat to the seeded autopilot.
+Engine bugs end the game with `Termination.ENGINE_ERROR` and never count against a bot.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.core.errors import GameError, MalformedAction
+from arena.core.game import Decision, Event, Game, Json, Outcome, Termination, with_forfeits
+from arena.core.record import Fault, FaultKind, ForfeitReason, GameRecord, SeatRecord
+from arena.core.rng import derive_seed, new_rng
+from arena.protocol.codec import WireError, decode_bot, encode
+from arena.protocol.messages import (
+    Action,
+    Error,
+    ErrorCode,
+    GameOver,
+    GameStart,
+    Request,
+    message_type,
+)
+from arena.referee.players import SeatPlayer, builtin_action
+from arena.referee.replay import ReplayWriter, Step
+from arena.referee.spec import FaultPolicy, TimeControl
+from arena.referee.transport import Transport
+
+log = logging.getLogger("arena.referee")
+
+POLL_SLICE_MS = 100.0
+"""How often a wait checks that the bot's process is still alive."""
+
+
+_DEFAULT_TIME = TimeControl()
+_DEFAULT_FAULTS = FaultPolicy()
+
+
+class EngineFailure(Exception):
+    """An engine raised something other than a `GameError`: our bug, not a bot's."""
+
+
+@dataclass
+class _Seat:
+    seat: int
+    player: SeatPlayer
+    bank_ms: float
+    faults: int = 0
+    timeouts: int = 0
+    time_ms: float = 0.0
+    forfeit: ForfeitReason | None = None
+    started: bool = False
+    pending: list[dict[str, Json]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reply:
+    action: Json = None
+    fault: tuple[FaultKind, str] | None = None
+    gone: ForfeitReason | None = None
+    request: int | None = None
+    time_ms: float = 0.0
+
+
+def run_game(
+    game: Game[Any, Any], rules: Mapping[str, Json], seed: int, players: Sequence[SeatPlayer],
+    transport: Transport, time_control: TimeControl = _DEFAULT_TIME,
+    faults: FaultPolicy = _DEFAULT_FAULTS, *, replay: ReplayWriter | None = None,
+    clock: Callable[[], float] = time.monotonic, ids: Iterator[int] | None = None,
+    on_step: Callable[[Step], None] | None = None,
+) -> GameRecord:
+    """Play one game to its end and return its record.
+
+    Raises:
+        ConfigError: the rules or the number of players are not valid for the game.
+    """
+    match = _Match(game, rules, seed, players, transport, time_control, faults, clock,
+                   ids or itertools.count(1), replay, on_step)
+    return match.run()
+
+
+class _Match:
+    def __init__(self, game: Game[Any, Any], rules: Mapping[str, Json], seed: int,
+                 players: Sequence[SeatPlayer], transport: Transport, time_control: TimeControl,
+                 faults: FaultPolicy, clock: Callable[[], float], ids: Iterator[int],
+                 replay: ReplayWriter | None, on_step: Callable[[Step], None] | None) -> None:
+        self.game, self.seed, self.transport, self.clock = game, seed, transport, clock
+        self.time, self.policy, self.ids, self.replay = time_control, faults, ids, replay
+        self.on_step = on_step
+        self.rules = game.resolve_rules(len(players), rules)
+        self.seats = [_Seat(i, p, float(time_control.bank_ms)) for i, p in enumerate(players)]
+        self.faults: list[Fault] = []
+        self.n = 0
+        self.rngs = [new_rng(derive_seed(seed, "autopilot", i)) for i in range(len(players))]
+        self.state: Any = None
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def run(self) -> GameRecord:
+        self._header()
+        try:
+            self.state = self._engine(self.game.new_game, len(self.seats), self.rules, self.seed)
+            self._start()
+            while (decision := self._engine(self.game.to_act, self.state)) is not None:
+                self._decide(decision)
+            outcome = self._engine(self.game.outcome, self.state)
+            if outcome is None:
+                raise EngineFailure("to_act() returned None but outcome() is None")
+        except EngineFailure as exc:
+            log.error("%s engine error at decision %d (seed %d): %s", self.game.info.id,
+                      self.n, self.seed, exc, exc_info=exc.__cause__ or exc)
+            outcome = Outcome(Termination.ENGINE_ERROR, (1,) * len(self.seats),
+                              (0,) * len(self.seats), {"error": str(exc)})
+        return self._finish(outcome)
+
+    def _engine(self, fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except EngineFailure:
+            raise
+        except Exception as exc:  # any engine exception here is an engine bug
+            raise EngineFailure(f"{getattr(fn, '__name__', fn)}: {exc!r}") from exc
+
+    def _start(self) -> None:
+        names = [s.player.name for s in self.seats]
+        for seat in self.seats:
+            if seat.player.absent is not None:
+                self._forfeit(seat, seat.player.absent, notify=False)
+            elif seat.player.peer is not None:
+                message = GameStart(game=self.game.info.id, rules=dict(self.rules),
+                                    seat=seat.seat, players=names, move_ms=self.time.move_ms,
+                                    bank_ms=self.time.bank_ms, max_faults=self.policy.max_faults)
+                seat.started = self.transport.send(seat.player.peer, encode(message))
+                if not seat.started:
+                    self._forfeit(seat, ForfeitReason.DISCONNECTED, notify=False)
+
+    def _decide(self, decision: Decision) -> None:
+        self.n += 1
+        seat = self.seats[decision.seat]
+        reply = _Reply()
+        if seat.forfeit is not None:
+            action, source = self._autopilot(seat), "autopilot"
+        elif seat.player.builtin is not None:
+            action = self._engine(builtin_action, seat.player.builtin, self.game, self.state,
+                                  seat.seat, self.rngs[seat.seat])
+            source = "builtin"
+        else:
+            reply = self._ask(seat, decision)
+            events = self._try_bot(seat, decision, reply)
+            if events is not None:
+                self._record(seat, decision, reply.action, "bot", reply, events)
+                return
+            action, source = ((self._autopilot(seat), "autopilot") if reply.gone is not None
+                              else (self._engine(self.game.default_action, self.state,
+                                                 seat.seat), "default"))
+        events = self._engine(self.game.apply, self.state, seat.seat, action)
+        self._record(seat, decision, action, source, reply, events)
+
+    def _try_bot(self, seat: _Seat, decision: Decision, reply: _Reply) -> list[Event] | None:
+        """Apply the bot's action and return its events; None after a fault or a forfeit."""
+        if reply.gone is not None:
+            self._forfeit(seat, reply.gone, notify=False)
+            return None
+        problem = reply.fault
+        if problem is None:
+            try:
+                parsed = self.game.parse_action(decision, reply.action)
+                events: list[Event] = self.game.apply(self.state, seat.seat, parsed)
+                return events
+            except MalformedAction as exc:
+                problem = (FaultKind.MALFORMED_ACTION, str(exc))
+            except GameError as exc:
+                problem = (FaultKind.ILLEGAL_ACTION, str(exc))
+            except Exception as exc:
+                raise EngineFailure(f"parse_action/apply: {exc!r}") from exc
+        self._fault(seat, problem, reply.request)
+        return None
+
+    def _autopilot(self, seat: _Seat) -> Any:
+        return self._engine(self.game.random_action, self.state, seat.seat, self.rngs[seat.seat])
+
+    # -- talking to a bot -------------------------------------------------------------------
+
+    def _ask(self, seat: _Seat, decision: Decision) -> _Reply:
+        assert seat.player.peer is not None
+        request_id = next(self.ids)
+        observation = self._engine(self.game.observation, self.state, seat.seat)
+        request = Request(
+            id=request_id, kind=decision.kind, seat=seat.seat, observation=observation,
+            events=seat.pending, options=None if decision.options is None
+            else list(decision.options), context=dict(decision.context),
+            move_ms=self.time.move_ms, bank_ms=int(seat.bank_ms))
+        seat.pending = []
+        sent = self.clock()
+        if not self.transport.send(seat.player.peer, encode(request)):
+            return _Reply(gone=ForfeitReason.DISCONNECTED, request=request_id)
+        reply = self._await(seat, request_id, sent + (self.time.move_ms + seat.bank_ms) / 1000)
+        return self._charge(seat, reply, (self.clock() - sent) * 1000)
+
+    def _charge(self, seat: _Seat, reply: _Reply, elapsed_ms: float) -> _Reply:
+        seat.time_ms += elapsed_ms
+        over = max(0.0, elapsed_ms - self.time.move_ms)
+        seat.bank_ms = max(0.0, seat.bank_ms - over)
+        return _Reply(reply.action, reply.fault, reply.gone, reply.request, elapsed_ms)
+
+    def _await(self, seat: _Seat, request_id: int, deadline: float) -> _Reply:
+        peer = seat.player.peer
+        while (remaining := (deadline - self.clock()) * 1000) > 0:
+            got = self.transport.recv(min(remaining, POLL_SLICE_MS))
+            if got is None:
+                if not seat.player.alive():
+                    return _Reply(gone=ForfeitReason.CRASHED, request=request_id)
+                continue
+            sender, frames = got
+            if sender != peer:
+                self._stray(sender, frames)
+                continue
+            reply = self._parse(seat, request_id, frames)
+            if reply is not None:
+                return reply
+        limit = f"{self.time.move_ms} ms + bank {seat.bank_ms:.0f} ms"
+        return _Reply(fault=(FaultKind.TIMEOUT, f"no action within {limit}"), request=request_id)
+
+    def _parse(self, seat: _Seat, request_id: int, frames: list[bytes]) -> _Reply | None:
+        """Return the reply to `request_id`, a fault, or None for a stale message (dropped)."""
+        if len(frames) != 1:
+            detail = f"{len(frames)} frames; a message is exactly one frame"
+            return _Reply(fault=(FaultKind.BAD_MESSAGE, detail), request=request_id)
+        try:
+            message = decode_bot(frames[0])
+        except WireError as exc:
+            return _Reply(fault=(exc.kind, exc.detail), request=request_id)
+        if not isinstance(message, Action):
+            got = message_type(type(message))
+            detail = f"expected an action for request {request_id}, got {got}"
+            return _Reply(fault=(FaultKind.BAD_MESSAGE, detail), request=request_id)
+        if message.id != request_id:
+            log.warning("%s: dropped a reply to request %d while waiting for %d",
+                        seat.player.name, message.id, request_id)
+            self._error(seat, ErrorCode.STALE_ID, f"request {message.id} is not pending; "
+                        f"waiting for {request_id}", message.id)
+            return None
+        return _Reply(action=message.action, request=request_id)
+
+    def _stray(self, sender: bytes, frames: list[bytes]) -> None:
+        names = {s.player.peer: s.player.name for s in self.seats}
+        who = names.get(sender)
+        if who is None:
+            log.warning("dropped a message from unknown peer %s", sender.hex())
+        else:
+            log.warning("%s: dropped a message sent while not asked (%d bytes)",
+                        who, sum(map(len, frames)))
+
+    def _error(self, seat: _Seat, code: ErrorCode, detail: str, request: int | None) -> None:
+        if seat.player.peer is not None and seat.forfeit is not ForfeitReason.CRASHED:
+            self.transport.send(seat.player.peer,
+                                encode(Error(code=code, detail=detail, id=request)))
+
+    # -- faults and forfeits ----------------------------------------------------------------
+
+    def _fault(self, seat: _Seat, problem: tuple[FaultKind, str], request: int | None) -> None:
+        kind, detail = problem
+        fault = Fault(seat.seat, kind, detail, self.n)
+        self.faults.append(fault)
+        seat.faults += 1
+        seat.timeouts += kind is FaultKind.TIMEOUT
+        log.warning("%s (seat %d) fault at decision %d: %s: %s", seat.player.name, seat.seat,
+                    self.n, kind.value, detail)
+        self._error(seat, ErrorCode(kind.value), detail, request)
+        if seat.faults >= self.policy.max_faults:
+            self._forfeit(seat, ForfeitReason.MAX_FAULTS, notify=True)
+
+    def _forfeit(self, seat: _Seat, reason: ForfeitReason, notify: bool) -> None:
+        seat.forfeit = reason
+        log.warning("%s (seat %d) forfeits: %s", seat.player.name, seat.seat, reason.value)
+        if notify:
+            self._error(seat, ErrorCode.FORFEIT, f"forfeit ({reason.value}); the autopilot "
+                        "plays this seat until game_over", None)
+        if self.replay is not None:
+            self.replay.write({"type": "forfeit", "seat": seat.seat, "reason": reason.value,
+                               "decision": self.n})
+
+    # -- records ----------------------------------------------------------------------------
+
+    def _record(self, seat: _Seat, decision: Decision, action: Any, source: str,
+                reply: _Reply, events: list[Event]) -> None:
+        for other in self.seats:
+            if other.player.peer is not None and other.forfeit is None:
+                other.pending.extend(e.to_wire() for e in events if e.visible(other.seat))
+        if self.replay is None and self.on_step is None:
+            return
+        wire = reply.action if source == "bot" else self._engine(self.game.action_to_wire,
+                                                                 action)
+        fault = self.faults[-1] if self.faults and self.faults[-1].decision == self.n \
+            and self.faults[-1].seat == seat.seat else None
+        step = Step(self.n, seat.seat, decision.kind, wire, source, reply.time_ms,
+                    tuple(events), fault, reply.request)
+        if self.replay is not None:
+            self.replay.write(step.to_json())
+        if self.on_step is not None:
+            self.on_step(step)
+
+    def _header(self) -> None:
+        if self.replay is not None:
+            self.replay.write({
+                "type": "header", "format": 1, "game": self.game.info.id, "rules": self.rules,
+                "seed": self.seed, "players": len(self.seats),
+                "bots": [{"seat": s.seat, "name": s.player.name, "version": s.player.version,
+                          "builtin": s.player.builtin} for s in self.seats],
+                "time": {"move_ms": self.time.move_ms, "bank_ms": self.time.bank_ms},
+                "max_faults": self.policy.max_faults})
+
+    def _finish(self, outcome: Outcome) -> GameRecord:
+        forfeited = [s.seat for s in self.seats if s.forfeit is not None]
+        if outcome.termination is not Termination.ENGINE_ERROR:
+            outcome = with_forfeits(outcome, forfeited)
+        for seat in self.seats:
+            if seat.started and seat.player.peer is not None and seat.forfeit not in (
+                    ForfeitReason.CRASHED, ForfeitReason.DISCONNECTED):
+                self.transport.send(seat.player.peer, encode(GameOver(
+                    seat=seat.seat, termination=outcome.termination.value,
+                    placings=list(outcome.placings), scores=list(outcome.scores),
+                    forfeited=forfeited, events=seat.pending)))
+        record = GameRecord(
+            self.game.info.id, self.rules, self.seed, outcome.termination,
+            tuple(SeatRecord(s.seat, s.player.name, s.player.version, outcome.placings[s.seat],
+                             outcome.scores[s.seat], s.faults, s.timeouts, s.forfeit, s.time_ms)
+                  for s in self.seats),
+            self.n, tuple(self.faults), dict(outcome.details),
+            str(self.replay.path) if self.replay is not None else None)
+        if self.replay is not None:
+            self.replay.write({"type": "outcome", **outcome.to_json(), "record": record.to_json()})
+        return record

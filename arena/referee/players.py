@@ -1,0 +1,59 @@
+"""Who plays a seat in `run_game`: a remote bot (a peer on the transport), a built-in policy,
+or nobody (a bot that never connected, whose seat the autopilot plays from the start).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from arena.core.errors import ConfigError
+from arena.core.game import Game
+from arena.core.record import ForfeitReason
+
+BUILTINS = ("random", "default")
+"""Built-in policies (`builtin:NAME`): uniformly random legal actions, or the engine's
+deterministic default action."""
+
+
+def _always_alive() -> bool:
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPlayer:
+    """The player of one seat for one game."""
+
+    name: str
+    version: str = ""
+    peer: bytes | None = None
+    """The transport peer of a remote bot."""
+    builtin: str | None = None
+    """A built-in policy name (see `BUILTINS`)."""
+    alive: Callable[[], bool] = _always_alive
+    """False once the remote bot's process has ended (checked while waiting)."""
+    absent: ForfeitReason | None = None
+    """Set when the bot cannot play at all; the seat forfeits before the first decision."""
+
+    def __post_init__(self) -> None:
+        if self.builtin is not None and self.builtin not in BUILTINS:
+            raise ConfigError(f"unknown built-in bot {self.builtin!r}; "
+                              f"known: {', '.join(BUILTINS)}")
+        if self.absent is None and (self.peer is None) == (self.builtin is None):
+            raise ValueError(f"seat player {self.name!r} needs exactly one of peer, builtin")
+
+    @classmethod
+    def remote(cls, name: str, peer: bytes, version: str = "",
+               alive: Callable[[], bool] = _always_alive) -> SeatPlayer:
+        """A bot reached through the transport."""
+        return cls(name, version, peer=peer, alive=alive)
+
+
+def builtin_action(policy: str, game: Game[Any, Any], state: Any, seat: int,
+                   rng: random.Random) -> Any:
+    """Return the action of a built-in policy."""
+    if policy == "random":
+        return game.random_action(state, seat, rng)
+    return game.default_action(state, seat)

@@ -1,0 +1,113 @@
+"""Replays: one JSONL file per game, written as the game is played, and read back.
+
+Lines: a `header` (game id, resolved rules, seed, bots), one `decision` per decision (seat,
+kind, action, where it came from, fault, time used, events with their visibility), a
+`forfeit` line when a seat forfeits, and the `outcome` with the full record. What each
+seat saw, and the whole game, can be rebuilt from it (`arena.referee.review`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from arena.core.errors import ArenaError
+from arena.core.game import Event, Json
+from arena.core.record import Fault, GameRecord
+
+FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One decision as it was played."""
+
+    n: int
+    seat: int
+    kind: str
+    action: Json
+    source: str
+    """`bot`, `builtin`, `default` (after a fault) or `autopilot` (forfeited seat)."""
+    time_ms: float
+    events: tuple[Event, ...]
+    fault: Fault | None = None
+    request: int | None = None
+    """The request id sent to the bot, if any."""
+
+    def to_json(self) -> dict[str, Json]:
+        """Return the replay line."""
+        return {
+            "type": "decision", "n": self.n, "seat": self.seat, "kind": self.kind,
+            "action": self.action, "source": self.source, "request": self.request,
+            "time_ms": round(self.time_ms, 3),
+            "fault": self.fault.to_json() if self.fault else None,
+            "events": [{"event": e.to_wire(),
+                        "visible_to": None if e.visible_to is None else sorted(e.visible_to)}
+                       for e in self.events],
+        }
+
+
+class ReplayWriter:
+    """Appends replay lines to a file, one JSON object per line."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._file: IO[str] = path.open("w", encoding="utf-8")
+
+    def write(self, line: Mapping[str, Json]) -> None:
+        """Write one line."""
+        self._file.write(json.dumps(line, separators=(",", ":")) + "\n")
+
+    def close(self) -> None:
+        """Flush and close the file."""
+        self._file.close()
+
+
+@dataclass
+class Replay:
+    """A replay read back from disk."""
+
+    header: dict[str, Json]
+    steps: list[dict[str, Json]] = field(default_factory=list)
+    forfeits: list[dict[str, Json]] = field(default_factory=list)
+    outcome: dict[str, Json] | None = None
+
+    @property
+    def record(self) -> GameRecord | None:
+        """The game record, if the game finished."""
+        return GameRecord.from_json(self.outcome["record"]) if self.outcome else None
+
+
+def read_replay(path: Path) -> Replay:
+    """Read a replay file.
+
+    Raises:
+        ArenaError: the file is not a replay, naming the line at fault.
+    """
+    replay: Replay | None = None
+    with path.open(encoding="utf-8") as lines:
+        for number, text in enumerate(lines, 1):
+            try:
+                line = json.loads(text)
+                kind = line["type"]
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ArenaError(f"{path}:{number}: not a replay line ({exc})") from None
+            if replay is None:
+                if kind != "header":
+                    raise ArenaError(f"{path}:{number}: a replay starts with a header line")
+                replay = Replay(line)
+            elif kind == "decision":
+                replay.steps.append(line)
+            elif kind == "forfeit":
+                replay.forfeits.append(line)
+            elif kind == "outcome":
+                replay.outcome = line
+            else:
+                raise ArenaError(f"{path}:{number}: unknown line type {kind!r}")
+    if replay is None:
+        raise ArenaError(f"{path}: empty replay")
+    return replay
