@@ -97,6 +97,26 @@ class Action:
         return wire
 
 
+_INTERNED: dict[tuple[ActionType, Character | None, str | None, int | None], Action] = {}
+_WIRES: dict[int, dict[str, Json]] = {}
+
+
+def make(action_type: ActionType, character: Character | None = None,
+         district: str | None = None, seat: int | None = None) -> Action:
+    """Return the one shared `Action` with these fields (cheap on the hot path)."""
+    key = (action_type, character, district, seat)
+    action = _INTERNED.get(key)
+    if action is None:
+        action = _INTERNED[key] = Action(action_type, character, district, seat)
+        _WIRES[id(action)] = action.to_wire()
+    return action
+
+
+def shared_wire(action: Action) -> dict[str, Json]:
+    """Return the wire form of an action made by `make`; shared, so treat it as read-only."""
+    return _WIRES[id(action)]
+
+
 def parse(kind: str, payload: Json) -> Action:
     """Parse a wire payload as an action allowed for a decision of `kind`.
 
@@ -127,7 +147,7 @@ def parse(kind: str, payload: Json) -> Action:
     missing = [f for f in fields if f not in payload]
     if missing:
         raise MalformedAction(f"{action_type.value}: missing field(s) {', '.join(missing)}")
-    return Action(
+    return make(
         action_type,
         _character(payload, action_type) if "character" in fields else None,
         _district(payload, action_type) if "district" in fields else None,

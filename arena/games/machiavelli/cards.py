@@ -35,9 +35,11 @@ class Character(IntEnum):
     @property
     def wire(self) -> str:
         """The id used on the wire and in state JSON."""
-        return self.name.lower()
+        return _WIRE_NAMES[self]
 
 
+# indexed by value: a list lookup is much cheaper than Enum.name on the hot path
+_WIRE_NAMES: tuple[str, ...] = ("", *(c.name.lower() for c in Character))
 CHARACTER_BY_WIRE: dict[str, Character] = {c.wire: c for c in Character}
 BASE_CAST: tuple[Character, ...] = tuple(Character(rank) for rank in range(1, 9))
 DEFAULT_RANK9 = Character.TAX_COLLECTOR

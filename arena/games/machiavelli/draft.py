@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from arena.core.game import Event
 
-from .actions import Action, ActionType, Kind
+from .actions import Action, ActionType, Kind, make
 from .cards import Character
 from .events import private, public
 from .state import Phase, State
@@ -25,9 +25,13 @@ _STEPS: dict[int, tuple[tuple[int, str], ...]] = {
 }
 
 
+for _players in range(4, 9):
+    _STEPS[_players] = tuple((offset, PICK) for offset in range(_players))
+
+
 def steps(players: int) -> tuple[tuple[int, str], ...]:
     """Return the draft script: one (seat offset from the crown, operation) per step."""
-    return _STEPS.get(players) or tuple((offset, PICK) for offset in range(players))
+    return _STEPS[players]
 
 
 def takes_facedown(state: State) -> bool:
@@ -107,7 +111,7 @@ def legal(state: State, kind: str) -> list[Action]:
     """Return the legal draft actions, in rank order."""
     action_type = (ActionType.PICK_CHARACTER if kind == Kind.PICK_CHARACTER
                    else ActionType.DISCARD_CHARACTER)
-    return [Action(action_type, character=c) for c in sorted(state.pool)]
+    return [make(action_type, character=c) for c in sorted(state.pool)]
 
 
 def apply(state: State, seat: int, action: Action, events: list[Event]) -> None:

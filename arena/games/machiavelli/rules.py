@@ -13,7 +13,7 @@ from arena.core.errors import IllegalAction
 from arena.core.game import Decision, Event, Json, Termination
 
 from . import draft, effects, scoring, turn
-from .actions import Action, Kind
+from .actions import Action, Kind, shared_wire
 from .cards import Character
 from .events import gold, public
 from .state import Pending, Phase, State
@@ -25,7 +25,6 @@ class Legal:
 
     decision: Decision
     actions: tuple[Action, ...]
-    allowed: frozenset[Action]
 
 
 def settle(state: State) -> list[Event]:
@@ -120,8 +119,8 @@ def legal(state: State) -> Legal | None:
         context = _turn_context(state, seat)
     else:
         return None
-    result = Legal(Decision(seat, kind, tuple(a.to_wire() for a in actions), context),
-                   tuple(actions), frozenset(actions))
+    result = Legal(Decision(seat, kind, tuple(map(shared_wire, actions)), context),
+                   tuple(actions))
     state.cache = result
     return result
 
@@ -157,7 +156,7 @@ def validate(state: State, seat: int, action: Action) -> Legal:
     if seat != decision.seat:
         raise IllegalAction(f"seat {seat} may not act now: seat {decision.seat} must decide "
                             f"({decision.kind})")
-    if action not in current.allowed:
+    if action not in current.actions:
         raise IllegalAction(f"{action.to_wire()} is not legal for seat {seat} now "
                             f"({decision.kind}): {_why(state, seat, action, decision.kind)}")
     return current

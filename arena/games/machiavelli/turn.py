@@ -10,15 +10,15 @@ from __future__ import annotations
 from arena.core.game import Event
 
 from . import cards as C
-from .actions import Action, ActionType, Kind
+from .actions import Action, ActionType, Kind, make
 from .cards import COST, INCOME_TYPE, TYPE, Character, DistrictType
 from .events import gold, private, public
 from .state import Pending, Phase, State
 
 T = ActionType
-GATHER_GOLD, GATHER_CARDS = Action(T.GATHER_GOLD), Action(T.GATHER_CARDS)
-END_TURN, DONE, INCOME = Action(T.END_TURN), Action(T.DONE), Action(T.COLLECT_INCOME)
-SMITHY, TAKE_TAX, EXCHANGE = Action(T.SMITHY), Action(T.TAKE_TAX), Action(T.EXCHANGE_CARDS)
+GATHER_GOLD, GATHER_CARDS = make(T.GATHER_GOLD), make(T.GATHER_CARDS)
+END_TURN, DONE, INCOME = make(T.END_TURN), make(T.DONE), make(T.COLLECT_INCOME)
+SMITHY, TAKE_TAX, EXCHANGE = make(T.SMITHY), make(T.TAKE_TAX), make(T.EXCHANGE_CARDS)
 
 
 def draw(state: State, count: int) -> list[str]:
@@ -102,14 +102,14 @@ def legal(state: State) -> tuple[str, list[Action]]:
     assert seat is not None
     hand = state.hands[seat]
     if state.pending == Pending.KEEP:
-        return Kind.KEEP_CARD, [Action(T.KEEP_CARD, district=d) for d in _distinct(state.aside)]
+        return Kind.KEEP_CARD, [make(T.KEEP_CARD, district=d) for d in _distinct(state.aside)]
     if state.pending == Pending.EXCHANGE:
-        return Kind.EXCHANGE_CARDS, [DONE, *(Action(T.DISCARD_CARD, district=d)
+        return Kind.EXCHANGE_CARDS, [DONE, *(make(T.DISCARD_CARD, district=d)
                                              for d in _distinct(hand))]
     if state.pending == Pending.DEN:
         due = build_cost(state, seat, C.THIEVES_DEN) - len(state.aside)
         done = [DONE] if state.gold[seat] >= due else []
-        pays = [] if due <= 0 else [Action(T.PAY_CARD, district=d)
+        pays = [] if due <= 0 else [make(T.PAY_CARD, district=d)
                                     for d in _distinct(hand) if d != C.THIEVES_DEN]
         return Kind.THIEVES_DEN, done + pays
     return Kind.TURN, _turn_actions(state, seat)
@@ -128,12 +128,12 @@ def _turn_actions(state: State, seat: int) -> list[Action]:
         actions.extend(_ability_actions(state, seat, character))
     if character is Character.ARTIST and used.count("beautify") < 2 and purse >= 1:
         done = state.beautified[seat]
-        actions.extend(Action(T.BEAUTIFY, district=d) for d in _distinct(city)
+        actions.extend(make(T.BEAUTIFY, district=d) for d in _distinct(city)
                        if city.count(d) > done.count(d))
     if state.gathered and state.builds_left > 0:
         actions.extend(_build_actions(state, seat))
     if C.LABORATORY in city and "laboratory" not in used:
-        actions.extend(Action(T.LABORATORY, district=d) for d in _distinct(hand))
+        actions.extend(make(T.LABORATORY, district=d) for d in _distinct(hand))
     if C.SMITHY in city and "smithy" not in used and purse >= 2:
         actions.append(SMITHY)
     return actions
@@ -141,12 +141,12 @@ def _turn_actions(state: State, seat: int) -> list[Action]:
 
 def _ability_actions(state: State, seat: int, character: Character) -> list[Action]:
     if character is Character.ASSASSIN:
-        return [Action(T.KILL, character=c) for c in state.cast if c is not Character.ASSASSIN]
+        return [make(T.KILL, character=c) for c in state.cast if c is not Character.ASSASSIN]
     if character is Character.THIEF:
-        return [Action(T.ROB, character=c) for c in state.cast
+        return [make(T.ROB, character=c) for c in state.cast
                 if c.rank > 2 and c is not state.killed]
     if character is Character.MAGICIAN:
-        swaps = [Action(T.SWAP_HANDS, seat=s) for s in range(state.players) if s != seat]
+        swaps = [make(T.SWAP_HANDS, seat=s) for s in range(state.players) if s != seat]
         return swaps + ([EXCHANGE] if state.hands[seat] else [])
     if character is Character.WARLORD:
         return _destroy_actions(state, seat)
@@ -163,7 +163,7 @@ def _destroy_actions(state: State, seat: int) -> list[Action]:
             continue
         for d in _distinct(state.cities[target]):
             if d != C.KEEP and destroy_price(state, target, d) <= purse:
-                actions.append(Action(T.DESTROY, seat=target, district=d))
+                actions.append(make(T.DESTROY, seat=target, district=d))
     return actions
 
 
@@ -181,9 +181,9 @@ def _build_actions(state: State, seat: int) -> list[Action]:
             continue
         cost = build_cost(state, seat, d)
         if cost <= purse:
-            actions.append(Action(T.BUILD, district=d))
+            actions.append(make(T.BUILD, district=d))
         if d == C.THIEVES_DEN and len(hand) >= 2 and purse + len(hand) - 1 >= cost:
-            actions.append(Action(T.PAY_WITH_CARDS, district=d))
+            actions.append(make(T.PAY_WITH_CARDS, district=d))
     return actions
 
 
