@@ -1,0 +1,111 @@
+"""Ratings: known values, invariance to game order, and online Elo agreeing with the fit."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.tournament.ratings import ELO_SCALE, OnlineElo, fit, pairwise
+
+
+def two_player(winner: str, loser: str) -> list[tuple[str, int]]:
+    return [(winner, 1), (loser, 2)]
+
+
+def test_pairwise_decomposition_counts_ties_as_draws() -> None:
+    assert pairwise([("a", 2), ("b", 1), ("c", 2)]) == [
+        ("a", "b", 0.0), ("a", "c", 0.5), ("b", "c", 1.0)]
+
+
+def test_online_elo_known_values() -> None:
+    elo = OnlineElo(k=32)
+    elo.update(two_player("a", "b"))
+    assert elo.rating("a") == pytest.approx(1516) and elo.rating("b") == pytest.approx(1484)
+    elo = OnlineElo(k=32)
+    elo.update([("w", 1), ("x", 2), ("y", 3), ("z", 4)])
+    # K/(k-1) = 32/3 per pair; the winner scores 3 - 3 * 0.5 over expectation
+    assert elo.rating("w") == pytest.approx(1500 + 32 / 3 * 1.5)
+    assert elo.rating("z") == pytest.approx(1500 - 16)
+    assert elo.rating("x") + elo.rating("y") == pytest.approx(3000)
+    elo = OnlineElo(k=32)
+    elo.ratings = {"a": 1600, "b": 1400}
+    elo.update([("a", 1), ("b", 1)])
+    assert elo.rating("a") == pytest.approx(1600 + 32 * (0.5 - 1 / (1 + 10 ** -0.5)))
+
+
+def test_fit_closed_form_for_two_bots() -> None:
+    games = [two_player("a", "b")] * 3 + [two_player("b", "a")]
+    result = fit(games, prior=0)
+    a, b = result.ratings["a"], result.ratings["b"]
+    diff = 400 * math.log10(3)  # p = 3/4  =>  odds 3
+    assert a.elo - b.elo == pytest.approx(diff, abs=1e-6)
+    assert (a.elo + b.elo) / 2 == pytest.approx(1500)
+    # var(diff) = 1 / (n p q); each bot carries half the difference
+    se = ELO_SCALE * math.sqrt(1 / (4 * 0.75 * 0.25)) / 2
+    assert a.se == pytest.approx(se, rel=1e-6) and b.se == pytest.approx(se, rel=1e-6)
+    assert a.interval == pytest.approx(1.959964 * se)
+    los = 0.5 * (1 + math.erf((diff / ELO_SCALE) / math.sqrt(2 * 4 * (se / ELO_SCALE) ** 2)))
+    assert result.los["a"]["b"] == pytest.approx(los) and result.los["b"]["a"] == \
+        pytest.approx(1 - los)
+
+
+def test_fit_symmetric_cases() -> None:
+    draws = fit([[("a", 1), ("b", 1)]] * 5, prior=0)
+    assert draws.ratings["a"].elo == pytest.approx(1500)
+    cycle = [two_player("a", "b"), two_player("b", "c"), two_player("c", "a")] * 4
+    result = fit(cycle, prior=0)
+    assert all(r.elo == pytest.approx(1500) for r in result.ratings.values())
+    assert result.los["a"]["b"] == pytest.approx(0.5)
+    # a 4-seat game weighs each pair 1/3: one table is worth one game per bot
+    table = fit([[("a", 1), ("b", 2), ("c", 3), ("d", 4)]] * 6, prior=1)
+    elos = [table.ratings[b].elo for b in "abcd"]
+    assert elos == sorted(elos, reverse=True)
+    assert sum(elos) / 4 == pytest.approx(1500)
+
+
+def test_prior_keeps_an_unbeaten_bot_finite() -> None:
+    result = fit([two_player("a", "b")] * 10, prior=1)
+    assert 1500 < result.ratings["a"].elo < 2500
+    assert result.los["a"]["b"] > 0.95
+
+
+@given(st.randoms(use_true_random=False))
+@settings(max_examples=20, deadline=None)
+def test_fit_does_not_depend_on_game_order(rng: random.Random) -> None:
+    bots = ["a", "b", "c", "d", "e"]
+    games = []
+    for _ in range(40):
+        table = rng.sample(bots, rng.choice([2, 3, 4]))
+        games.append([(b, rng.randint(1, len(table))) for b in table])
+    shuffled = games[:]
+    rng.shuffle(shuffled)
+    assert fit(games) == fit(shuffled)
+
+
+def simulate(true: dict[str, float], games: int, seed: int) -> list[list[tuple[str, int]]]:
+    rng = random.Random(seed)
+    bots = sorted(true)
+    out = []
+    for _ in range(games):
+        a, b = rng.sample(bots, 2)
+        p = 1 / (1 + 10 ** ((true[b] - true[a]) / 400))
+        out.append(two_player(a, b) if rng.random() < p else two_player(b, a))
+    return out
+
+
+def test_online_elo_agrees_with_the_fit_in_the_limit() -> None:
+    true = {"a": 1650, "b": 1550, "c": 1450, "d": 1350}
+    games = simulate(true, 20000, seed=3)
+    batch = fit(games)
+    elo = OnlineElo(k=4)
+    for game in games:
+        elo.update(game)
+    mean = sum(elo.ratings.values()) / 4
+    for bot, rating in true.items():
+        assert batch.ratings[bot].elo == pytest.approx(rating, abs=20)
+        assert elo.rating(bot) - mean + 1500 == pytest.approx(batch.ratings[bot].elo, abs=25)
+        assert batch.ratings[bot].interval < 20
