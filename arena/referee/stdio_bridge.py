@@ -1,0 +1,148 @@
+"""The stdio bridge: a bot that speaks the protocol as JSON lines on stdin/stdout.
+
+A bot declared as `stdio:CMD ARGS...` is started through this module instead of directly:
+`python -m arena.referee.stdio_bridge CMD ARGS...` connects a DEALER to `ARENA_ENDPOINT`
+like any bot, starts CMD with pipes, writes every frame the referee sends as one line on
+the bot's stdin, and sends every line the bot writes on its stdout as one frame. The bot
+speaks the same messages (it sends `hello` with `ARENA_TOKEN` first); the referee times the
+round trip through the bridge, so the same time limits apply. The bridge runs in the bot's
+process group (stopping the bot stops both) and exits with the bot's exit status.
+
+Only the standard library and pyzmq are imported: the bridge starts as fast as it can.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+
+import zmq
+
+PREFIX = "stdio:"
+"""The first word of a bot command that marks a stdio bot."""
+
+MAX_LINE_BYTES = 4 << 20
+"""A longer line without a newline is sent as it stands (the referee refuses it as
+oversize) rather than buffered without bound."""
+
+EXIT_USAGE = 2
+EXIT_NO_BOT = 127
+
+
+def is_stdio(cmd: Sequence[str]) -> bool:
+    """Return whether a bot command names a stdio bot (`stdio:CMD ...`)."""
+    return bool(cmd) and cmd[0].startswith(PREFIX)
+
+
+def bridge_argv(cmd: Sequence[str]) -> list[str]:
+    """Return the argv that runs a `stdio:CMD ...` bot through the bridge.
+
+    Any other command is returned unchanged, so the referee may call this on every bot.
+    `stdio:` may stand alone (`stdio: perl bot.pl`) or be glued to the program
+    (`stdio:./bot.sh`).
+    """
+    if not is_stdio(cmd):
+        return list(cmd)
+    head = cmd[0][len(PREFIX):]
+    inner = ([head] if head else []) + list(cmd[1:])
+    return [sys.executable, "-m", "arena.referee.stdio_bridge", "--", *inner]
+
+
+class _Lines:
+    """Splits a byte stream into lines, capping how much an unfinished line may hold."""
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """Add bytes; return the complete lines (without line ends, blank lines dropped)."""
+        self._buffer += chunk
+        *lines, rest = bytes(self._buffer).split(b"\n")
+        self._buffer = bytearray(rest)
+        if len(self._buffer) > MAX_LINE_BYTES:
+            lines.append(bytes(self._buffer))
+            self._buffer.clear()
+        return [line.rstrip(b"\r") for line in lines if line.strip()]
+
+    def rest(self) -> list[bytes]:
+        """Return a last line that had no newline, if any."""
+        line, self._buffer = bytes(self._buffer), bytearray()
+        return [line] if line.strip() else []
+
+
+def _pdeathsig() -> None:  # in the child: die with the bridge even if it is SIGKILLed
+    if sys.platform.startswith("linux"):
+        import ctypes
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _write_line(bot: subprocess.Popen[bytes], frame: bytes) -> bool:
+    """Write one frame as one line on the bot's stdin; False once the pipe is closed."""
+    assert bot.stdin is not None
+    try:
+        bot.stdin.write(frame.replace(b"\n", b" ") + b"\n")
+        bot.stdin.flush()
+    except (BrokenPipeError, ValueError):
+        return False
+    return True
+
+
+def relay(endpoint: str, cmd: Sequence[str]) -> int:
+    """Run `cmd` and relay between its stdio and a DEALER on `endpoint` until it exits.
+
+    Returns the bot's exit status (128 + signal number when it was killed).
+    """
+    bot = subprocess.Popen(list(cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           preexec_fn=_pdeathsig)
+    assert bot.stdout is not None
+    context = zmq.Context()
+    dealer = context.socket(zmq.DEALER)
+    dealer.setsockopt(zmq.LINGER, 2000)  # let a last reply leave before exiting
+    dealer.connect(endpoint)
+    poller = zmq.Poller()
+    poller.register(dealer, zmq.POLLIN)
+    out = bot.stdout.fileno()
+    poller.register(out, zmq.POLLIN)
+    lines, stdin_open = _Lines(), True
+    try:
+        while True:
+            ready = dict(poller.poll())
+            if dealer in ready:
+                frame = dealer.recv()
+                stdin_open = stdin_open and _write_line(bot, frame)
+            if out in ready:
+                chunk = os.read(out, 1 << 16)
+                for line in lines.feed(chunk) if chunk else lines.rest():
+                    dealer.send(line)
+                if not chunk:
+                    break
+    finally:
+        status = bot.wait()
+        dealer.close()
+        context.term()
+    return 128 - status if status < 0 else status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: `python -m arena.referee.stdio_bridge [--] CMD ARGS...`."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--"]:
+        args = args[1:]
+    endpoint = os.environ.get("ARENA_ENDPOINT")
+    if not args or not endpoint:
+        print("usage: ARENA_ENDPOINT=... python -m arena.referee.stdio_bridge [--] CMD ARGS...",
+              file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return relay(endpoint, args)
+    except OSError as exc:
+        print(f"stdio bridge: cannot start {args[0]!r}: {exc}", file=sys.stderr)
+        return EXIT_NO_BOT
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    sys.exit(main())

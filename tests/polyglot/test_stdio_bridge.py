@@ -1,0 +1,107 @@
+"""The stdio bridge relays JSON lines to and from a ZeroMQ DEALER, byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import zmq
+
+from arena.referee import stdio_bridge
+from arena.referee.stdio_bridge import _Lines, bridge_argv, is_stdio
+
+
+def test_bridge_argv_wraps_only_stdio_commands() -> None:
+    assert bridge_argv(["./bot", "x"]) == ["./bot", "x"]
+    wrapped = bridge_argv(["stdio:./bot.sh", "x"])
+    assert wrapped[0] == sys.executable
+    assert wrapped[-3:] == ["--", "./bot.sh", "x"]
+    assert bridge_argv(["stdio:", "perl", "bot.pl"])[-3:] == ["--", "perl", "bot.pl"]
+    assert is_stdio(["stdio:x"]) and not is_stdio([]) and not is_stdio(["x"])
+
+
+def test_lines_split_chunks_drop_blanks_and_cr() -> None:
+    lines = _Lines()
+    assert lines.feed(b'{"a":') == []
+    assert lines.feed(b'1}\r\n\n  \n{"b"') == [b'{"a":1}']
+    assert lines.feed(b":2}\n") == [b'{"b":2}']
+    assert lines.feed(b"tail") == [] and lines.rest() == [b"tail"]
+
+
+def test_lines_cap_an_unterminated_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stdio_bridge, "MAX_LINE_BYTES", 10)
+    assert _Lines().feed(b"x" * 11) == [b"x" * 11]
+
+
+def test_main_without_endpoint_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARENA_ENDPOINT", raising=False)
+    assert stdio_bridge.main(["--", "true"]) == stdio_bridge.EXIT_USAGE
+
+
+ECHO_BOT = textwrap.dedent("""\
+    import json, os, sys
+    print(json.dumps({"type": "hello", "token": os.environ["ARENA_TOKEN"]}), flush=True)
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message["type"] == "shutdown":
+            sys.exit(7)
+        # two replies in one write, one with CRLF: the bridge must split them
+        sys.stdout.write(json.dumps({"echo": message}) + "\\r\\n" + '{"second": true}\\n')
+        sys.stdout.flush()
+""")
+
+
+@pytest.fixture
+def router() -> Iterator[tuple[zmq.Socket[bytes], str]]:
+    context = zmq.Context()
+    socket = context.socket(zmq.ROUTER)
+    with tempfile.TemporaryDirectory() as tmp:
+        endpoint = f"ipc://{tmp}/r.sock"
+        socket.bind(endpoint)
+        yield socket, endpoint
+        socket.close(linger=0)
+        context.term()
+
+
+def _recv(socket: zmq.Socket[bytes]) -> tuple[bytes, bytes]:
+    assert socket.poll(10_000), "no frame from the bridge within 10 s"
+    peer, frame = socket.recv_multipart()
+    return peer, frame
+
+
+def test_relay_round_trip_and_exit_status(router: tuple[zmq.Socket[bytes], str],
+                                          tmp_path: Path) -> None:
+    socket, endpoint = router
+    script = tmp_path / "bot.py"
+    script.write_text(ECHO_BOT)
+    env = {**os.environ, "ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": "t0k"}
+    proc = subprocess.Popen(bridge_argv([f"stdio:{sys.executable}", str(script)]), env=env)
+    try:
+        peer, hello = _recv(socket)
+        assert json.loads(hello) == {"type": "hello", "token": "t0k"}
+        request = {"type": "request", "id": 3, "text": "line\nbreak é"}
+        socket.send_multipart([peer, json.dumps(request, ensure_ascii=False).encode()])
+        assert json.loads(_recv(socket)[1]) == {"echo": request}
+        assert _recv(socket)[1] == b'{"second": true}'
+        socket.send_multipart([peer, b'{"type": "shutdown"}'])
+        assert proc.wait(10) == 7
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_relay_reports_a_command_that_cannot_start(router: tuple[zmq.Socket[bytes], str]
+                                                   ) -> None:
+    _, endpoint = router
+    env = {**os.environ, "ARENA_ENDPOINT": endpoint}
+    done = subprocess.run(bridge_argv(["stdio:/nonexistent/bot"]), env=env,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == stdio_bridge.EXIT_NO_BOT
+    assert "cannot start '/nonexistent/bot'" in done.stderr
