@@ -1,0 +1,123 @@
+"""A small client library for bots written in Python.
+
+A bot is a function from a `Request` to an action (or a `Bot` subclass for more hooks)::
+
+    import random
+    from arena.client import run
+
+    def act(request):
+        return random.choice(request.options)
+
+    run(act, name="random", version="1.0")
+
+`run` reads where to connect from `--endpoint`/`--token` or from the ARENA_ENDPOINT and
+ARENA_TOKEN environment variables the referee sets, says hello, then answers requests
+until the referee sends `shutdown`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+import msgspec
+import zmq
+
+from arena.core.game import Json
+from arena.protocol.codec import decode_referee, encode
+from arena.protocol.messages import (
+    PROTOCOL_VERSION,
+    Action,
+    Error,
+    GameOver,
+    GameStart,
+    Hello,
+    Request,
+    Shutdown,
+    Welcome,
+)
+
+__all__ = ["Bot", "Error", "GameOver", "GameStart", "Request", "connect", "run"]
+
+
+class Bot:
+    """Override `act`, and the other hooks if the bot keeps state between requests."""
+
+    def game_start(self, start: GameStart) -> None:
+        """A game begins (seat, players, rules, time control)."""
+
+    def act(self, request: Request) -> Json:
+        """Return the action for `request` (often one of `request.options`)."""
+        raise NotImplementedError
+
+    def game_over(self, over: GameOver) -> None:
+        """A game ended (placings, scores)."""
+
+    def error(self, error: Error) -> None:
+        """The referee rejected something this bot sent; printed to stderr by default."""
+        print(f"arena: {error.code.value}: {error.detail}", file=sys.stderr, flush=True)
+
+
+class _FunctionBot(Bot):
+    def __init__(self, act: Callable[[Request], Json]) -> None:
+        self._act = act
+
+    def act(self, request: Request) -> Json:
+        return self._act(request)
+
+
+def _where(argv: Sequence[str] | None) -> tuple[str, str]:
+    parser = argparse.ArgumentParser(description="An arena bot.")
+    parser.add_argument("--endpoint", default=os.environ.get("ARENA_ENDPOINT"),
+                        help="referee endpoint (default: $ARENA_ENDPOINT)")
+    parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN"),
+                        help="handshake token (default: $ARENA_TOKEN)")
+    args, _ = parser.parse_known_args(argv)
+    if not args.endpoint or args.token is None:
+        parser.error("no endpoint/token: run me from `arena`, or pass --endpoint and --token")
+    return str(args.endpoint), str(args.token)
+
+
+def connect(name: str, version: str = "", argv: Sequence[str] | None = None,
+            ) -> tuple[zmq.Socket[bytes], Welcome]:
+    """Connect a DEALER, say hello and return the socket with the referee's welcome.
+
+    Raises:
+        SystemExit: the referee refused the handshake.
+    """
+    endpoint, token = _where(argv)
+    socket: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 1000)
+    socket.connect(endpoint)
+    socket.send(encode(Hello(token=token, name=name, version=version,
+                             protocol=PROTOCOL_VERSION)))
+    reply = decode_referee(socket.recv())
+    if not isinstance(reply, Welcome):
+        detail = reply.detail if isinstance(reply, Error) else type(reply).__name__
+        raise SystemExit(f"{name}: handshake refused: {detail}")
+    return socket, reply
+
+
+def run(bot: Bot | Callable[[Request], Json], name: str, version: str = "",
+        argv: Sequence[str] | None = None) -> None:
+    """Play games until the referee says `shutdown`."""
+    player = bot if isinstance(bot, Bot) else _FunctionBot(bot)
+    socket, _ = connect(name, version, argv)
+    encoder = msgspec.json.Encoder()
+    try:
+        while True:
+            message = decode_referee(socket.recv())
+            if isinstance(message, Request):
+                socket.send(encoder.encode(Action(id=message.id, action=player.act(message))))
+            elif isinstance(message, GameStart):
+                player.game_start(message)
+            elif isinstance(message, GameOver):
+                player.game_over(message)
+            elif isinstance(message, Error):
+                player.error(message)
+            elif isinstance(message, Shutdown):
+                return
+    finally:
+        socket.close(linger=100)
