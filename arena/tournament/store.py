@@ -1,0 +1,223 @@
+"""The results database: one SQLite file (WAL) per tournament, the source of truth.
+
+Every finished game is committed the moment it ends, with its seats; each round's pairing
+is stored before its games are played. Standings and ratings are always derived from
+these rows. A database belongs to one tournament fingerprint; opening it with another
+file, or while another run holds it, or when it is damaged, raises `StoreError` and never
+changes what is stored.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from arena.core.errors import StoreError
+from arena.core.record import GameRecord
+from arena.tournament.pairing import RoundPlan
+
+SCHEMA_VERSION = "1"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rounds (round INTEGER PRIMARY KEY, pairing TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    round INTEGER NOT NULL, tbl INTEGER NOT NULL, repeat INTEGER NOT NULL,
+    seed INTEGER NOT NULL, game TEXT NOT NULL, termination TEXT NOT NULL,
+    decisions INTEGER NOT NULL, faults TEXT NOT NULL, replay TEXT, record TEXT NOT NULL,
+    finished REAL NOT NULL, PRIMARY KEY (round, tbl, repeat));
+CREATE TABLE IF NOT EXISTS seats (
+    round INTEGER NOT NULL, tbl INTEGER NOT NULL, repeat INTEGER NOT NULL,
+    seat INTEGER NOT NULL, bot TEXT NOT NULL, version TEXT NOT NULL,
+    placing INTEGER NOT NULL, score INTEGER NOT NULL, faults INTEGER NOT NULL,
+    timeouts INTEGER NOT NULL, forfeit TEXT, time_ms REAL NOT NULL,
+    PRIMARY KEY (round, tbl, repeat, seat));
+"""
+DB_NAME = "results.sqlite"
+
+
+@dataclass(frozen=True, slots=True)
+class GameKey:
+    """Where a game sits in the schedule: round, table, repeat."""
+
+    round: int
+    table: int
+    repeat: int
+
+    def __str__(self) -> str:
+        return f"r{self.round}-t{self.table}-g{self.repeat}"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A committed game and its place in the schedule."""
+
+    key: GameKey
+    record: GameRecord
+
+
+class Store:
+    """A connection to one tournament's results database."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self.db = connection
+        self._lock: IO[str] | None = None
+
+    @classmethod
+    def open(cls, directory: Path, fingerprint: str | None, name: str = "",
+             create: bool = False) -> Store:
+        """Open DIR/results.sqlite, creating it (with `fingerprint`) when `create` is set.
+
+        `fingerprint` None skips the tournament check (read-only use, e.g. standings).
+
+        Raises:
+            StoreError: missing, damaged, locked, or from another tournament file.
+        """
+        path = directory / DB_NAME
+        if not path.exists() and not create:
+            raise StoreError(f"no results database at {path}")
+        directory.mkdir(parents=True, exist_ok=True)
+        try:
+            db = sqlite3.connect(path, timeout=5.0, isolation_level=None)
+            store = cls(path, db)
+            store._setup(fingerprint, name, create)
+        except sqlite3.DatabaseError as exc:
+            raise _explain(path, exc) from exc
+        return store
+
+    def _setup(self, fingerprint: str | None, name: str, create: bool) -> None:
+        db = self.db
+        check = db.execute("PRAGMA quick_check").fetchone()
+        if check is None or check[0] != "ok":
+            raise StoreError(f"{self.path} is damaged ({check[0] if check else 'no answer'}); "
+                             "committed games were left as they are: move it aside or pick "
+                             "another --out")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+        if create and "meta" not in tables:
+            with self.transaction():
+                for statement in SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.executemany("INSERT INTO meta VALUES (?, ?)", [
+                    ("schema", SCHEMA_VERSION), ("fingerprint", fingerprint or ""),
+                    ("name", name), ("created", str(time.time()))])
+        elif "meta" not in tables:
+            raise StoreError(f"{self.path} is not an arena results database")
+        stored = self.meta("fingerprint")
+        if fingerprint is not None and stored != fingerprint:
+            raise StoreError(
+                f"{self.path} holds the results of another tournament file (tournament "
+                f"{self.meta('name')!r}, fingerprint {stored}; this file has {fingerprint}): "
+                "its games were left untouched; use another --out")
+
+    def meta(self, key: str) -> str | None:
+        """Return a meta value."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def lock(self) -> None:
+        """Take the run lock, so that two runs never write one tournament.
+
+        Raises:
+            StoreError: another run holds it.
+        """
+        handle = open(self.path.with_suffix(".lock"), "w")  # noqa: SIM115 - held for the run
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            handle.close()
+            raise StoreError(f"{self.path} is in use by another `arena run` "
+                             "(wait for it to finish, or stop it first)") from exc
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._lock = handle
+
+    def close(self) -> None:
+        """Close the connection and release the run lock."""
+        self.db.close()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Run statements in one IMMEDIATE transaction.
+
+        Raises:
+            StoreError: the database stayed locked or is damaged.
+        """
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise _explain(self.path, exc) from exc
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # rounds ------------------------------------------------------------------------------
+    def add_round(self, plan: RoundPlan) -> None:
+        """Record a round's pairing (kept if already there)."""
+        with self.transaction():
+            self.db.execute("INSERT OR IGNORE INTO rounds VALUES (?, ?)",
+                            (plan.round, json.dumps(plan.to_json(), sort_keys=True)))
+
+    def rounds(self) -> list[RoundPlan]:
+        """Return the recorded pairings, in round order."""
+        rows = self.db.execute("SELECT pairing FROM rounds ORDER BY round")
+        return [RoundPlan.from_json(json.loads(r[0])) for r in rows]
+
+    # games -------------------------------------------------------------------------------
+    def add_game(self, key: GameKey, record: GameRecord) -> bool:
+        """Commit one finished game and its seats; False if that game was already stored."""
+        with self.transaction():
+            cursor = self.db.execute(
+                "INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (key.round, key.table, key.repeat, record.seed, record.game,
+                 record.termination.value, record.decisions,
+                 json.dumps([f.to_json() for f in record.faults]), record.replay,
+                 json.dumps(record.to_json(), sort_keys=True), time.time()))
+            if cursor.rowcount == 0:
+                return False
+            self.db.executemany(
+                "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(key.round, key.table, key.repeat, s.seat, s.bot, s.version, s.placing,
+                  s.score, s.faults, s.timeouts, s.forfeit.value if s.forfeit else None,
+                  s.time_ms) for s in record.seats])
+        return True
+
+    def games(self) -> list[StoredGame]:
+        """Return every committed game in schedule order (never in completion order)."""
+        try:
+            rows = self.db.execute(
+                "SELECT round, tbl, repeat, record FROM games ORDER BY round, tbl, repeat")
+            return [StoredGame(GameKey(r, t, g), GameRecord.from_json(json.loads(rec)))
+                    for r, t, g, rec in rows]
+        except sqlite3.DatabaseError as exc:
+            raise _explain(self.path, exc) from exc
+
+    def keys(self) -> set[GameKey]:
+        """Return the keys of the committed games."""
+        rows = self.db.execute("SELECT round, tbl, repeat FROM games")
+        return {GameKey(r, t, g) for r, t, g in rows}
+
+
+def _explain(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return StoreError(f"{path} is locked by another process ({text}); try again when it "
+                          "is done")
+    return StoreError(f"{path} is not a usable results database ({text}); committed games "
+                      "were left as they are: move it aside or pick another --out")

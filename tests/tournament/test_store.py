@@ -1,0 +1,113 @@
+"""The results store (SQLite, WAL) and standings derived from it."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from arena.core.errors import StoreError
+from arena.core.game import Termination
+from arena.core.record import ForfeitReason, GameRecord, SeatRecord
+from arena.tournament.pairing import round_robin
+from arena.tournament.standings import PointsRule, compute
+from arena.tournament.store import DB_NAME, GameKey, Store, StoredGame
+
+
+def record(seed: int, *seats: tuple[str, int]) -> GameRecord:
+    return GameRecord("toy@1", {}, seed, Termination.COMPLETED, tuple(
+        SeatRecord(i, bot, "1", placing, 10 - placing) for i, (bot, placing) in enumerate(seats)))
+
+
+def test_games_and_rounds_survive_reopening(tmp_path: Path) -> None:
+    store = Store.open(tmp_path, "abc", "t", create=True)
+    plan = round_robin(["a", "b", "c"], 2, 2, 1, seed=1)[0]
+    store.add_round(plan)
+    assert store.add_game(GameKey(1, 0, 0), record(5, ("a", 1), ("b", 2)))
+    assert not store.add_game(GameKey(1, 0, 0), record(5, ("a", 2), ("b", 1)))  # not doubled
+    store.close()
+    again = Store.open(tmp_path, "abc")
+    assert again.rounds() == [plan]
+    [game] = again.games()
+    assert game.key == GameKey(1, 0, 0) and game.record == record(5, ("a", 1), ("b", 2))
+    assert again.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    seats = again.db.execute("SELECT bot, placing FROM seats ORDER BY seat").fetchall()
+    assert seats == [("a", 1), ("b", 2)]
+
+
+def test_another_tournament_is_refused_without_touching_games(tmp_path: Path) -> None:
+    store = Store.open(tmp_path, "abc", "first", create=True)
+    store.add_game(GameKey(1, 0, 0), record(5, ("a", 1), ("b", 2)))
+    store.close()
+    with pytest.raises(StoreError, match="another tournament file.*'first'"):
+        Store.open(tmp_path, "xyz", "second", create=True)
+    assert len(Store.open(tmp_path, "abc").games()) == 1
+
+
+def test_a_damaged_or_foreign_file_gives_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / DB_NAME).write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(StoreError, match="not a usable results database"):
+        Store.open(tmp_path, "abc", create=True)
+    assert (tmp_path / DB_NAME).read_bytes().startswith(b"this is not sqlite")
+    other = tmp_path / "other"
+    other.mkdir()
+    sqlite3.connect(other / DB_NAME).execute("CREATE TABLE x (y)").connection.commit()
+    with pytest.raises(StoreError, match="not an arena results database"):
+        Store.open(other, "abc")
+    with pytest.raises(StoreError, match="no results database"):
+        Store.open(tmp_path / "missing", None)
+
+
+def test_a_second_run_is_locked_out(tmp_path: Path) -> None:
+    first = Store.open(tmp_path, "abc", create=True)
+    first.lock()
+    second = Store.open(tmp_path, "abc")
+    with pytest.raises(StoreError, match="in use by another"):
+        second.lock()
+    first.close()
+    second.lock()
+    second.close()
+
+
+def test_a_locked_database_gives_a_clear_error(tmp_path: Path) -> None:
+    store = Store.open(tmp_path, "abc", create=True)
+    blocker = sqlite3.connect(tmp_path / DB_NAME, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    store.db.execute("PRAGMA busy_timeout = 50")
+    with pytest.raises(StoreError, match="locked"):
+        store.add_game(GameKey(1, 0, 0), record(1, ("a", 1), ("b", 2)))
+    blocker.execute("ROLLBACK")
+    assert store.add_game(GameKey(1, 0, 0), record(1, ("a", 1), ("b", 2)))
+
+
+def test_points_share_ties_and_byes_default_to_a_mean_seat() -> None:
+    rule = PointsRule()
+    assert rule.game([1, 2, 3, 4]) == [3, 2, 1, 0]
+    assert rule.game([1, 1, 3, 4]) == [2.5, 2.5, 1, 0]
+    assert rule.bye_points(4) == 1.5
+    custom = PointsRule((3, 1), bye=2)
+    assert custom.game([2, 1, 3]) == [1, 3, 0] and custom.bye_points(3) == 2
+
+
+def test_standings_are_derived_in_schedule_order() -> None:
+    games = [
+        StoredGame(GameKey(1, 0, 0), record(1, ("a", 1), ("b", 2))),
+        StoredGame(GameKey(1, 1, 0), record(2, ("c", 1), ("d", 2))),
+        StoredGame(GameKey(2, 0, 0), record(3, ("a", 1), ("c", 2))),
+        StoredGame(GameKey(2, 1, 0), record(4, ("b", 1), ("d", 1))),
+    ]
+    crashed = GameRecord("toy@1", {}, 9, Termination.FORFEIT, (
+        SeatRecord(0, "d", "1", 2, 0, faults=3, timeouts=2, forfeit=ForfeitReason.CRASHED),
+        SeatRecord(1, "c", "1", 1, 5)))
+    games.append(StoredGame(GameKey(3, 0, 0), crashed))
+    table = compute("abcd", games, [], PointsRule(), 2)
+    assert table == compute("abcd", list(reversed(games)), [], PointsRule(), 2)
+    rows = {r.bot: r for r in table.rows}
+    # a and c both have 2 points; c met stronger opponents (Buchholz 3 against 2.5)
+    assert [r.bot for r in table.rows] == ["c", "a", "d", "b"]
+    assert rows["a"].points == 2 and rows["b"].points == 0.5 and rows["d"].points == 0.5
+    assert rows["a"].buchholz == rows["b"].points + rows["c"].points
+    assert rows["d"].crashes == 1 and rows["d"].faults == 3 and rows["d"].timeouts == 2
+    assert rows["a"].win_rate == 1 and rows["b"].mean_placing == 1.5
+    assert rows["a"].fit_elo is not None and rows["a"].fit_elo > rows["d"].fit_elo  # type: ignore[operator]
