@@ -49,6 +49,11 @@ def _add_commands() -> None:
     main.add_command(games)
     main.add_command(simulate)
 
+    from arena.cli.play import play, replay
+
+    main.add_command(play)
+    main.add_command(replay)
+
 
 _add_commands()
 logging.getLogger("arena").addHandler(logging.NullHandler())

@@ -40,6 +40,7 @@ from arena.referee.players import BUILTINS, SeatPlayer
 from arena.referee.process import BotProcess, stop_all
 from arena.referee.replay import ReplayWriter, Step
 from arena.referee.spec import BotSpec, FaultPolicy, Restart, TimeControl
+from arena.referee.stdio_bridge import bridge_argv
 from arena.referee.transport import ZmqTransport
 
 log = logging.getLogger("arena.referee")
@@ -184,9 +185,9 @@ class Referee:
             env = {**bot.spec.env, "ARENA_ENDPOINT": self.endpoint, "ARENA_TOKEN": bot.token,
                    "ARENA_BOT_NAME": bot.spec.name}
             try:
-                bot.process = BotProcess(bot.spec.name, bot.spec.cmd, env, bot.spec.cwd,
-                                         self.workdir / "logs" / f"{bot.spec.name}.log",
-                                         self._log_cap)
+                logfile = self.workdir / "logs" / f"{bot.spec.name}.log"
+                bot.process = BotProcess(bot.spec.name, bridge_argv(bot.spec.cmd), env,
+                                         bot.spec.cwd, logfile, self._log_cap)
             except OSError as exc:
                 log.error("%s: cannot start %r: %s", bot.spec.name, " ".join(bot.spec.cmd), exc)
                 bot.failed = ForfeitReason.NO_CONNECT
@@ -289,6 +290,4 @@ def _check_specs(bots: Sequence[BotSpec]) -> list[str]:
         elif bot.builtin is not None and bot.builtin not in BUILTINS:
             problems.append(f"bot {bot.name!r}: unknown built-in {bot.builtin!r}; "
                             f"known: {', '.join('builtin:' + b for b in BUILTINS)}")
-        elif bot.cmd[0].startswith("stdio:"):
-            problems.append(f"bot {bot.name!r}: stdio bots are not supported by this referee")
     return problems

@@ -1,0 +1,137 @@
+"""`arena play` (one game between bots) and `arena replay` (a recorded game, per seat)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from arena.cli.games import parse_rules
+from arena.cli.ui import console
+from arena.core.errors import ArenaError
+from arena.core.record import GameRecord
+from arena.games import REGISTRY
+from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
+from arena.referee.replay import Step, read_replay
+from arena.referee.review import check_replay, engine_for, seat_view
+
+PYTHONS = ("python", "python3")
+
+
+def parse_bot(text: str) -> BotSpec:
+    """Parse `NAME=CMD`; a leading `python` means the Python running arena."""
+    name, sep, command = text.partition("=")
+    if not sep or not name.strip() or not command.strip():
+        raise click.BadParameter(f"{text!r} is not NAME=CMD", param_hint="--bot")
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise click.BadParameter(f"{text!r}: {exc}", param_hint="--bot") from None
+    if argv[0] in PYTHONS:
+        argv[0] = sys.executable
+    return BotSpec(name.strip(), tuple(argv))
+
+
+def _show_step(step: Step) -> None:
+    line = f"[dim]{step.n:4d}[/] seat {step.seat} {step.kind}: {json.dumps(step.action)}"
+    if step.source != "bot" and step.source != "builtin":
+        line += f" [yellow]({step.source})[/]"
+    if step.fault is not None:
+        line += f" [red]fault {step.fault.kind.value}: {step.fault.detail}[/]"
+    console.print(line, highlight=False)
+    for event in step.events:
+        if event.visible_to is None:
+            console.print(f"       {json.dumps(event.to_wire())}", highlight=False, style="dim")
+
+
+def _render(record: GameRecord) -> None:
+    table = Table(title=f"{record.game}  seed {record.seed}  {record.termination.value}  "
+                        f"{record.decisions} decisions", title_justify="left")
+    for column in ("seat", "bot", "version", "place", "score", "faults", "timeouts", "forfeit",
+                   "time ms"):
+        table.add_column(column, justify="right" if column != "bot" else "left")
+    for s in sorted(record.seats, key=lambda s: (s.placing, s.seat)):
+        table.add_row(str(s.seat), s.bot, s.version, str(s.placing), str(s.score),
+                      str(s.faults), str(s.timeouts), s.forfeit.value if s.forfeit else "",
+                      f"{s.time_ms:.1f}")
+    console.print(table)
+    for fault in record.faults:
+        console.print(f"fault: seat {fault.seat} at decision {fault.decision}: "
+                      f"{fault.kind.value}: {fault.detail}", highlight=False)
+
+
+@click.command()
+@click.argument("game", type=click.Choice(REGISTRY.names()))
+@click.option("--bot", "-b", "bots", multiple=True, required=True, metavar="NAME=CMD",
+              help="A bot per seat, in seat order: a command (`python x.py`) or builtin:random.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Game seed.")
+@click.option("--rules", "-r", "rule_pairs", multiple=True, metavar="KEY=VALUE",
+              help="A rule option (repeatable).")
+@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Per-move time limit.")
+@click.option("--bank-ms", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Time bank per game (time over the move limit comes from it).")
+@click.option("--startup-ms", type=click.IntRange(min=1), default=10000, show_default=True,
+              help="Time for a bot to start and say hello.")
+@click.option("--max-faults", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Faults before a seat forfeits.")
+@click.option("--replay", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the replay (JSONL) here.")
+@click.option("--workdir", type=click.Path(path_type=Path, file_okay=False),
+              help="Keep bot logs in WORKDIR/logs (default: a temporary directory).")
+@click.option("-v", "--verbose", is_flag=True, help="Show every decision and public event.")
+def play(game: str, bots: tuple[str, ...], seed: int, rule_pairs: tuple[str, ...],
+         move_ms: int, bank_ms: int, startup_ms: int, max_faults: int, replay: Path | None,
+         workdir: Path | None, verbose: bool) -> None:
+    """Play one game of GAME between bots, one --bot per seat, and print the placings."""
+    specs = [parse_bot(text) for text in bots]
+    rules = parse_rules(rule_pairs)
+    REGISTRY.get(game).resolve_rules(len(specs), rules)
+    time = TimeControl(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
+    with tempfile.TemporaryDirectory(prefix="arena-play-") as scratch:
+        with Referee(specs, time, FaultPolicy(max_faults), workdir or Path(scratch)) as referee:
+            record = referee.play(game, rules, seed, [s.name for s in specs], replay,
+                                  on_step=_show_step if verbose else None)
+    _render(record)
+    if replay is not None:
+        console.print(f"replay: {replay}", highlight=False)
+
+
+@click.command()
+@click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option("--seat", type=int, default=None, help="Show the game as this seat saw it.")
+@click.option("--check", is_flag=True, help="Re-simulate with the engine and report mismatches.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per decision.")
+def replay(file: Path, seat: int | None, check: bool, as_json: bool) -> None:
+    """Show a recorded game as the referee (or one seat) saw it, or check it."""
+    recorded = read_replay(file)
+    game = engine_for(recorded, REGISTRY)
+    players = int(recorded.header["players"])
+    if seat is not None and not 0 <= seat < players:
+        raise click.BadParameter(f"{seat} is not a seat of this {players}-player game",
+                                 param_hint="--seat")
+    if check:
+        problems = check_replay(recorded, REGISTRY)
+        if problems:
+            raise ArenaError(f"{file}: {len(problems)} mismatch(es):\n" + "\n".join(problems))
+        console.print(f"{file}: {len(recorded.steps)} decisions re-simulated, no mismatch",
+                      highlight=False)
+        return
+    for view in seat_view(recorded, game, seat):
+        if as_json:
+            click.echo(json.dumps(view))
+            continue
+        action = f" -> {json.dumps(view['action'])}" if "action" in view else ""
+        console.print(f"{view['n']:4d} seat {view['seat']} {view['kind']}{action}",
+                      highlight=False)
+        for event in view["events"]:
+            console.print(f"       {json.dumps(event)}", highlight=False, style="dim")
+    if recorded.outcome is not None and not as_json:
+        console.print(f"outcome: {recorded.outcome['termination']}, placings "
+                      f"{recorded.outcome['placings']}, scores {recorded.outcome['scores']}",
+                      highlight=False)

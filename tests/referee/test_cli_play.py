@@ -1,0 +1,76 @@
+"""`arena play` and `arena replay` end to end, with sample Python bots as real processes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = f"python {ROOT / 'sample_bots' / 'python' / 'random_bot.py'}"
+
+
+def test_play_four_sample_bots_then_replay_and_check(runner: CliRunner, tmp_path: Path) -> None:
+    replay = tmp_path / "game.jsonl"
+    result = runner.invoke(main, [
+        "play", "machiavelli", "--seed", "5", "--replay", str(replay), "--workdir",
+        str(tmp_path), "-b", f"a={RANDOM}", "-b", f"b={RANDOM}", "-b", f"c={RANDOM}",
+        "-b", "d=builtin:random"])
+    assert result.exit_code == 0, result.output
+    assert "completed" in result.output and "decisions" in result.output
+    lines = [json.loads(line) for line in replay.read_text().splitlines()]
+    header, outcome = lines[0], lines[-1]
+    assert header["game"] == "machiavelli@1" and header["seed"] == 5
+    assert [b["name"] for b in header["bots"]] == ["a", "b", "c", "d"]
+    assert outcome["type"] == "outcome" and sorted(outcome["placings"])[0] == 1
+    assert all(s["faults"] == 0 and s["version"] == ("" if s["bot"] == "d" else "1.0")
+               for s in outcome["record"]["seats"])
+    assert {p.name for p in (tmp_path / "logs").iterdir()} == {"a.log", "b.log", "c.log"}
+
+    checked = runner.invoke(main, ["replay", str(replay), "--check"])
+    assert checked.exit_code == 0 and "no mismatch" in checked.output
+
+    seat1 = runner.invoke(main, ["replay", str(replay), "--seat", "1", "--json"])
+    views = [json.loads(line) for line in seat1.output.splitlines()]
+    assert len(views) == len(lines) - 2
+    assert all(("observation" in v) == (v["seat"] == 1) for v in views)
+    assert all(v["observation"]["seat"] == 1 for v in views if "observation" in v)
+
+
+def test_replay_check_reports_a_tampered_game(runner: CliRunner, tmp_path: Path) -> None:
+    replay = tmp_path / "game.jsonl"
+    result = runner.invoke(main, ["play", "machiavelli", "--replay", str(replay),
+                                  "-b", "a=builtin:random", "-b", "b=builtin:random"])
+    assert result.exit_code == 0, result.output
+    lines = replay.read_text().splitlines()
+    outcome = json.loads(lines[-1])
+    outcome["scores"][0] += 1
+    lines[-1] = json.dumps(outcome)
+    replay.write_text("\n".join(lines) + "\n")
+    checked = runner.invoke(main, ["replay", str(replay), "--check"])
+    assert checked.exit_code == 1
+    assert "outcome differs" in checked.output
+
+
+def test_play_usage_errors(runner: CliRunner) -> None:
+    bad = runner.invoke(main, ["play", "machiavelli", "-b", "nocommand"])
+    assert bad.exit_code == 2 and "NAME=CMD" in bad.output
+    one = runner.invoke(main, ["play", "machiavelli", "-b", "a=builtin:random"])
+    assert one.exit_code == 1 and "player" in one.output
+    twice = runner.invoke(main, ["play", "machiavelli", "-b", "a=builtin:random",
+                                 "-b", "a=builtin:random"])
+    assert twice.exit_code == 1 and "more than once" in twice.output
+    unknown = runner.invoke(main, ["play", "machiavelli", "-b", "a=builtin:wizard",
+                                   "-b", "b=builtin:random"])
+    assert unknown.exit_code == 1 and "builtin:random" in unknown.output
+
+
+def test_verbose_shows_public_events_only(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["play", "machiavelli", "-v", "-b", "a=builtin:random",
+                                  "-b", "b=builtin:random", "-b", "c=builtin:random"])
+    assert result.exit_code == 0, result.output
+    assert "character_picked" in result.output
+    assert "own_pick" not in result.output  # private to the picker
