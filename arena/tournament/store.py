@@ -125,6 +125,12 @@ class Store:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
+    def set_meta(self, key: str, value: object) -> None:
+        """Store a JSON meta value (replacing an older one)."""
+        with self.transaction():
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                            (key, json.dumps(value, sort_keys=True)))
+
     def lock(self) -> None:
         """Take the run lock, so that two runs never write one tournament.
 

@@ -1,0 +1,78 @@
+"""Files a tournament leaves beside its database: results.json and standings.csv.
+
+Both are derived from the stored games; `arena standings` rebuilds the same table from the
+database alone (using the settings recorded in it).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from arena.core.game import Json
+from arena.tournament.pairing import RoundPlan
+from arena.tournament.standings import PointsRule, Standings, compute
+from arena.tournament.store import Store, StoredGame
+
+CSV_COLUMNS = ("rank", "bot", "games", "points", "score", "byes", "buchholz", "elo",
+               "fit_elo", "interval", "win_rate", "mean_placing", "faults", "timeouts",
+               "crashes")
+
+
+def results_json(settings: Mapping[str, Json], table: Standings,
+                 games: Sequence[StoredGame], rounds: Sequence[RoundPlan]) -> dict[str, Json]:
+    """Return the whole tournament outcome as JSON-ready data."""
+    return {
+        "tournament": dict(settings),
+        **table.to_json(),
+        "rounds": [p.to_json() for p in rounds],
+        "games": [{"key": str(g.key), "round": g.key.round, "table": g.key.table,
+                   "repeat": g.key.repeat, "seed": g.record.seed,
+                   "termination": g.record.termination.value,
+                   "seats": [{"bot": s.bot, "placing": s.placing, "score": s.score}
+                             for s in g.record.seats],
+                   "replay": g.record.replay} for g in games],
+    }
+
+
+def standings_csv(table: Standings) -> str:
+    """Return the table as CSV text."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, extrasaction="ignore",
+                            lineterminator="\n")
+    writer.writeheader()
+    for row in table.rows:
+        writer.writerow(row.to_json())
+    return buffer.getvalue()
+
+
+def write_outputs(out: Path, settings: Mapping[str, Json], table: Standings,
+                  games: Sequence[StoredGame], rounds: Sequence[RoundPlan]) -> None:
+    """Write DIR/results.json and DIR/standings.csv."""
+    ordered = sorted(games, key=lambda g: (g.key.round, g.key.table, g.key.repeat))
+    (out / "results.json").write_text(
+        json.dumps(results_json(settings, table, ordered, rounds), indent=1) + "\n")
+    (out / "standings.csv").write_text(standings_csv(table))
+
+
+def standings_from_store(directory: Path) -> tuple[dict[str, Json], Standings]:
+    """Rebuild the standings of a finished or running tournament from its database.
+
+    Raises:
+        StoreError: no usable database in `directory`.
+    """
+    store = Store.open(directory, None)
+    try:
+        settings = json.loads(store.meta("settings") or "{}")
+        games, rounds = store.games(), store.rounds()
+    finally:
+        store.close()
+    bots = list(settings.get("bots") or sorted({s.bot for g in games for s in g.record.seats}))
+    points = settings.get("points")
+    rule = PointsRule(tuple(points) if points else None, settings.get("bye_points"))
+    table = compute(bots, games, rounds, rule, int(settings.get("table_size", 2)),
+                    settings.get("format") == "swiss", True, int(settings.get("seed", 0)))
+    return settings, table
