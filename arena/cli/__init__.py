@@ -49,10 +49,19 @@ def _add_commands() -> None:
     main.add_command(games)
     main.add_command(simulate)
 
+    from arena.cli.run import run, standings
+
+    main.add_command(run)
+    main.add_command(standings)
+
     from arena.cli.play import play, replay
 
     main.add_command(play)
     main.add_command(replay)
+
+    from arena.cli.check_bot import check_bot_command
+
+    main.add_command(check_bot_command)
 
 
 _add_commands()

@@ -25,6 +25,7 @@ from arena.core.errors import ConfigError
 from arena.core.game import Json
 from arena.core.options import suggest
 from arena.core.registry import Registry
+from arena.referee.players import BUILTINS
 from arena.referee.spec import BotSpec, FaultPolicy, Restart, TimeControl
 from arena.tournament.yamlpos import LineDict, LineList, load
 
@@ -439,9 +440,10 @@ def preflight(config: TournamentConfig) -> None:
     problems = _Problems(config.source)
     for bot in config.bots:
         if bot.builtin is not None:
-            if bot.builtin != "random":
+            if bot.builtin not in BUILTINS:
                 problems.add(_line(config, bot), f"bot {bot.name!r}: unknown built-in bot "
-                             f"{bot.cmd[0]!r}; valid: builtin:random")
+                             f"{bot.cmd[0]!r}; valid: "
+                             + ", ".join(f"builtin:{b}" for b in BUILTINS))
             continue
         cwd = Path(bot.cwd or ".")
         if not cwd.is_dir():
