@@ -1,0 +1,377 @@
+"""`arena check-bot`: a conformance run against one bot, for its author.
+
+Starts the bot as the referee would (`stdio:` bots through the bridge), checks the
+handshake, plays a few games against built-in random bots in the same process, sends one
+unsolicited `error` to see that the bot carries on, then `shutdown`, and reports each check
+with a hint for each failure. Built on the referee's public pieces (transport, process,
+`run_game`); the referee itself is not changed.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from arena import __version__
+from arena.core.errors import ConfigError
+from arena.core.game import Json
+from arena.core.record import FaultKind, ForfeitReason, GameRecord
+from arena.protocol.codec import WireError, decode_bot, decode_referee, encode
+from arena.protocol.messages import (
+    MAX_MESSAGE_BYTES,
+    PROTOCOL_VERSION,
+    Action,
+    Error,
+    ErrorCode,
+    Hello,
+    Request,
+    Shutdown,
+    Welcome,
+)
+from arena.referee.match import run_game
+from arena.referee.players import SeatPlayer
+from arena.referee.process import BotProcess
+from arena.referee.spec import FaultPolicy, TimeControl
+from arena.referee.stdio_bridge import bridge_argv
+from arena.referee.transport import ZmqTransport
+
+log = logging.getLogger("arena.checkbot")
+
+BOT_NAME = "candidate"
+INJECT_AT_REQUEST = 2
+"""The unsolicited `error` goes out just before the bot's second request of the first game."""
+INJECTED_DETAIL = "arena check-bot: a test error; carry on with the next request"
+
+
+class CheckId(StrEnum):
+    """The checks, in the order they run."""
+
+    CONNECTS = "connects in time"
+    IN_TIME = "answers within the move limit"
+    ECHOES_IDS = "echoes request ids"
+    VALID_ACTIONS = "sends only valid actions"
+    SURVIVES_ERROR = "survives an error reply"
+    MANY_GAMES = "plays several games in one process"
+    SHUTDOWN = "exits on shutdown"
+
+
+HINTS: dict[CheckId, str] = {
+    CheckId.CONNECTS: "connect a DEALER to $ARENA_ENDPOINT and send, as the first message, "
+                      '{"type": "hello", "token": $ARENA_TOKEN, "name": ..., "protocol": 1}; '
+                      "a JeroMQ (Java) bot needs a tcp endpoint (--tcp)",
+    CheckId.IN_TIME: "answer every request within its move_ms (plus bank_ms); flush stdout "
+                     "after each line if you are a stdio bot",
+    CheckId.ECHOES_IDS: "copy the request's `id` into the action that answers it",
+    CheckId.VALID_ACTIONS: "pick one of request.options when they are given; free-form kinds "
+                           "are described in protocol/PROTOCOL.md",
+    CheckId.SURVIVES_ERROR: "an `error` message is information, not the end: log it and keep "
+                            "reading messages",
+    CheckId.MANY_GAMES: "keep the message loop going after game_over: one process plays many "
+                        "games, and game_start may come again",
+    CheckId.SHUTDOWN: "exit with status 0 when a `shutdown` message arrives",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """One check: passed (True), failed (False) or not run (None), with what was seen."""
+
+    check: CheckId
+    ok: bool | None
+    detail: str
+
+    @property
+    def hint(self) -> str:
+        """What to fix when the check failed ("" otherwise)."""
+        return HINTS[self.check] if self.ok is False else ""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """What to check and how hard."""
+
+    game: str
+    cmd: tuple[str, ...]
+    games: int = 3
+    players: int | None = None
+    """Seats per game (default: 4 where the game allows it)."""
+    seed: int = 1
+    rules: dict[str, Json] = field(default_factory=dict)
+    time: TimeControl = TimeControl(move_ms=1000, bank_ms=0, startup_ms=10000)
+    endpoint: str | None = None
+    """None: ipc in a private directory; e.g. `tcp://127.0.0.1:0` for JeroMQ bots."""
+    cwd: str | None = None
+    grace_ms: int = 3000
+    workdir: Path | None = None
+    """Where the bot's log goes (default: a temporary directory)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """The results, the game records and the end of the bot's log."""
+
+    results: tuple[CheckResult, ...]
+    records: tuple[GameRecord, ...]
+    log_tail: str
+
+    @property
+    def passed(self) -> bool:
+        """True when every check ran and passed."""
+        return all(r.ok is True for r in self.results)
+
+
+class _Observer:
+    """Wraps the transport: watches the candidate's traffic and injects one `error`."""
+
+    def __init__(self, inner: ZmqTransport, peer: bytes) -> None:
+        self.inner, self.peer = inner, peer
+        self.requests = 0
+        self.pending: int | None = None
+        self.last_answered: int | None = None
+        self.sent_at = 0.0
+        self.slowest_ms = 0.0
+        self.wrong_ids: list[str] = []
+        self.injected_before: int | None = None
+        """The id of the first request sent after the injected error."""
+        self.answered_after_error: bool | None = None
+
+    def send(self, peer: bytes, frame: bytes) -> bool:
+        message = decode_referee(frame) if peer == self.peer else None
+        if isinstance(message, Request):
+            request_id = message.id
+            self.requests += 1
+            if self.requests == INJECT_AT_REQUEST and self.injected_before is None:
+                error = Error(code=ErrorCode.UNEXPECTED, detail=INJECTED_DETAIL,
+                              id=self.last_answered)
+                self.inner.send(peer, encode(error))
+                self.injected_before, self.answered_after_error = request_id, False
+            self.pending, self.sent_at = request_id, time.monotonic()
+        return self.inner.send(peer, frame)
+
+    def recv(self, timeout_ms: float) -> tuple[bytes, list[bytes]] | None:
+        got = self.inner.recv(timeout_ms)
+        if got is not None and got[0] == self.peer and len(got[1]) == 1:
+            self._watch(got[1][0])
+        return got
+
+    def _watch(self, frame: bytes) -> None:
+        try:
+            message = decode_bot(frame)
+        except WireError:
+            return  # the referee records it as a fault
+        if not isinstance(message, Action):
+            return
+        if message.id != self.pending:
+            self.wrong_ids.append(f"action id {message.id} while request {self.pending} "
+                                  "was pending")
+            return
+        self.slowest_ms = max(self.slowest_ms, (time.monotonic() - self.sent_at) * 1000)
+        if message.id == self.injected_before:
+            self.answered_after_error = True
+        self.last_answered, self.pending = message.id, None
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def check_bot(options: CheckOptions) -> CheckReport:
+    """Run the conformance checks against the bot `options.cmd`.
+
+    Raises:
+        ConfigError: unknown game, bad rules or player count, or an empty command.
+    """
+    from arena.games import REGISTRY  # loads the built-in games
+
+    engine = REGISTRY.get(options.game)
+    players = options.players or max(engine.info.min_players, min(4, engine.info.max_players))
+    engine.resolve_rules(players, options.rules)
+    if not options.cmd or not options.cmd[0]:
+        raise ConfigError("check-bot needs a bot command after --")
+    with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
+        workdir = options.workdir or Path(tmp)
+        return _Run(options, engine, players, workdir).run()
+
+
+class _Run:
+    def __init__(self, options: CheckOptions, engine: Any, players: int, workdir: Path) -> None:
+        self.options, self.engine, self.players = options, engine, players
+        self.log_path = workdir / "logs" / f"{BOT_NAME}.log"
+        self.results: dict[CheckId, CheckResult] = {}
+        self.records: list[GameRecord] = []
+
+    def run(self) -> CheckReport:
+        transport = ZmqTransport(self.options.endpoint)
+        process: BotProcess | None = None
+        try:
+            process, peer = self._connect(transport)
+            if process is not None and peer is not None:
+                observer = _Observer(transport, peer)
+                self._play(observer, process, peer)
+                self._judge_play(observer, process)
+                self._shutdown(transport, process, peer)
+        finally:
+            if process is not None:
+                process.reap()
+            transport.close()
+        results = tuple(self.results.get(c, CheckResult(c, None, "not run: an earlier check "
+                                                                 "failed")) for c in CheckId)
+        return CheckReport(results, tuple(self.records), _tail(self.log_path))
+
+    def _fail(self, check: CheckId, detail: str) -> None:
+        self.results[check] = CheckResult(check, False, detail)
+
+    def _pass(self, check: CheckId, detail: str) -> None:
+        self.results[check] = CheckResult(check, True, detail)
+
+    # -- handshake --------------------------------------------------------------------------
+
+    def _connect(self, transport: ZmqTransport) -> tuple[BotProcess | None, bytes | None]:
+        token = secrets.token_hex(16)
+        env = {"ARENA_ENDPOINT": transport.endpoint, "ARENA_TOKEN": token,
+               "ARENA_BOT_NAME": BOT_NAME}
+        started = time.monotonic()
+        try:
+            process = BotProcess(BOT_NAME, bridge_argv(self.options.cmd), env, self.options.cwd,
+                                 self.log_path, 1 << 20)
+        except OSError as exc:
+            self._fail(CheckId.CONNECTS, f"cannot start {' '.join(self.options.cmd)!r}: {exc}")
+            return None, None
+        deadline = started + self.options.time.startup_ms / 1000
+        while (remaining := (deadline - time.monotonic()) * 1000) > 0:
+            got = transport.recv(min(remaining, 50.0))
+            if got is None:
+                if not process.alive():
+                    process.wait(1.0)
+                    self._fail(CheckId.CONNECTS, f"the process exited with status "
+                                                 f"{process.returncode} before saying hello")
+                    return process, None
+                continue
+            problem = _hello_problem(got[1], token)
+            if problem is not None:
+                self._fail(CheckId.CONNECTS, problem)
+                return process, None
+            transport.send(got[0], encode(Welcome(
+                protocol=PROTOCOL_VERSION, name=BOT_NAME, max_message_bytes=MAX_MESSAGE_BYTES,
+                referee=f"arena {__version__} check-bot")))
+            self._pass(CheckId.CONNECTS, f"hello after {(time.monotonic() - started) * 1000:.0f}"
+                                         f" ms (limit {self.options.time.startup_ms} ms)")
+            return process, got[0]
+        self._fail(CheckId.CONNECTS, f"no hello within {self.options.time.startup_ms} ms")
+        return process, None
+
+    # -- games ------------------------------------------------------------------------------
+
+    def _play(self, observer: _Observer, process: BotProcess, peer: bytes) -> None:
+        for index in range(self.options.games):
+            if not process.alive():
+                break
+            seat = index % self.players
+            table = [SeatPlayer(f"random-{i}", builtin="random") for i in range(self.players)]
+            table[seat] = SeatPlayer.remote(BOT_NAME, peer, alive=process.alive)
+            record = run_game(self.engine, self.options.rules, self.options.seed + index, table,
+                              observer, self.options.time, FaultPolicy(max_faults=3))
+            self.records.append(record)
+            if record.seats[seat].forfeit is not None:
+                break
+
+    def _judge_play(self, observer: _Observer, process: BotProcess) -> None:
+        seats = [next(s for s in r.seats if s.bot == BOT_NAME) for r in self.records]
+        faults = [f for r, s in zip(self.records, seats, strict=True) for f in r.faults
+                  if f.seat == s.seat]
+        timeouts = [f for f in faults if f.kind is FaultKind.TIMEOUT]
+        invalid = [f for f in faults if f.kind is not FaultKind.TIMEOUT]
+        decisions = sum(r.decisions for r in self.records)
+        if timeouts:
+            self._fail(CheckId.IN_TIME, timeouts[0].detail + f" ({len(timeouts)} timeout(s))")
+        else:
+            self._pass(CheckId.IN_TIME, f"slowest answer {observer.slowest_ms:.1f} ms "
+                                        f"(limit {self.options.time.move_ms} ms)")
+        if observer.wrong_ids:
+            self._fail(CheckId.ECHOES_IDS, observer.wrong_ids[0] +
+                       f" ({len(observer.wrong_ids)} wrong id(s))")
+        else:
+            self._pass(CheckId.ECHOES_IDS, f"{observer.requests} requests answered by id")
+        if invalid:
+            first = invalid[0]
+            self._fail(CheckId.VALID_ACTIONS, f"{first.kind.value} at decision {first.decision}:"
+                                              f" {first.detail} ({len(invalid)} fault(s))")
+        else:
+            self._pass(CheckId.VALID_ACTIONS, f"no fault in {decisions} decisions")
+        self._judge_error(observer)
+        self._judge_games(seats, process)
+
+    def _judge_error(self, observer: _Observer) -> None:
+        if observer.injected_before is None:
+            self.results[CheckId.SURVIVES_ERROR] = CheckResult(
+                CheckId.SURVIVES_ERROR, None, "not run: the bot got fewer than "
+                f"{INJECT_AT_REQUEST} requests")
+        elif observer.answered_after_error:
+            self._pass(CheckId.SURVIVES_ERROR, f"answered request {observer.injected_before} "
+                                               "after an unsolicited error")
+        else:
+            self._fail(CheckId.SURVIVES_ERROR, f"no valid answer to request "
+                                               f"{observer.injected_before}, sent just after "
+                                               "an error message")
+
+    def _judge_games(self, seats: Sequence[Any], process: BotProcess) -> None:
+        gone = [(i, s.forfeit) for i, s in enumerate(seats) if s.forfeit in
+                (ForfeitReason.CRASHED, ForfeitReason.DISCONNECTED)]
+        if gone:
+            game, reason = gone[0]
+            self._fail(CheckId.MANY_GAMES, f"game {game + 1}: {reason.value} "
+                                           f"(exit status {process.returncode})")
+        elif len(self.records) < self.options.games:
+            self._fail(CheckId.MANY_GAMES, f"{len(self.records)} of {self.options.games} games "
+                       f"played; the process ended (status {process.returncode})")
+        else:
+            forfeits = sum(s.forfeit is not None for s in seats)
+            self._pass(CheckId.MANY_GAMES, f"{len(self.records)} games in one process"
+                       + (f" ({forfeits} forfeited on faults)" if forfeits else ""))
+
+    # -- shutdown ---------------------------------------------------------------------------
+
+    def _shutdown(self, transport: ZmqTransport, process: BotProcess, peer: bytes) -> None:
+        if not process.alive():
+            self._fail(CheckId.SHUTDOWN, f"the process had already exited (status "
+                                         f"{process.returncode}) before shutdown")
+            return
+        transport.send(peer, encode(Shutdown(reason="done")))
+        if not process.wait(self.options.grace_ms / 1000):
+            self._fail(CheckId.SHUTDOWN, f"still running {self.options.grace_ms} ms after "
+                                         "shutdown")
+        elif process.returncode != 0:
+            self._fail(CheckId.SHUTDOWN, f"exited with status {process.returncode}")
+        else:
+            self._pass(CheckId.SHUTDOWN, "exited with status 0")
+
+
+def _hello_problem(frames: list[bytes], token: str) -> str | None:
+    """Return what is wrong with the first message, or None for a good hello."""
+    if len(frames) != 1:
+        return f"the first message has {len(frames)} frames; a message is exactly one frame"
+    try:
+        message = decode_bot(frames[0])
+    except WireError as exc:
+        return f"the first message is not a valid hello: {exc}"
+    if not isinstance(message, Hello):
+        return "the first message must be a hello"
+    if message.token != token:
+        return "hello carries a wrong token (send the value of $ARENA_TOKEN)"
+    if message.protocol != PROTOCOL_VERSION:
+        return f"hello says protocol {message.protocol}; the referee speaks {PROTOCOL_VERSION}"
+    return None
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])

@@ -1,0 +1,77 @@
+"""`arena check-bot GAME -- CMD ...`: a conformance run for a bot author."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from arena.checkbot import CheckOptions, CheckReport, check_bot
+from arena.cli.games import parse_rules
+from arena.cli.ui import console
+from arena.games import REGISTRY
+from arena.referee.spec import TimeControl
+
+PYTHONS = ("python", "python3")
+MARKS = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "[yellow]not run[/]"}
+
+
+@click.command("check-bot")
+@click.argument("game", type=click.Choice(REGISTRY.names()))
+@click.argument("cmd", nargs=-1, required=True)
+@click.option("--games", "-n", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Games to play in the one bot process.")
+@click.option("--players", "-p", type=click.IntRange(min=1), default=None,
+              help="Seats per game (default: 4 where the game allows).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first game.")
+@click.option("--rules", "-r", "rule_pairs", multiple=True, metavar="KEY=VALUE",
+              help="A rule option (repeatable).")
+@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Per-move time limit.")
+@click.option("--startup-ms", type=click.IntRange(min=1), default=10000, show_default=True,
+              help="Time for the bot to start and say hello.")
+@click.option("--tcp", is_flag=True,
+              help="Bind tcp on 127.0.0.1 instead of ipc (JeroMQ cannot reach ipc).")
+@click.option("--cwd", type=click.Path(path_type=Path, file_okay=False, exists=True),
+              help="Run the bot in this directory.")
+def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int | None,
+                      seed: int, rule_pairs: tuple[str, ...], move_ms: int, startup_ms: int,
+                      tcp: bool, cwd: Path | None) -> None:
+    """Check that the bot started by CMD speaks the protocol well enough to compete.
+
+    Put `--` before the command: `arena check-bot machiavelli -- node bot.js`. A stdio bot
+    is given as `stdio:CMD`. Exit status 0 only when every check passes.
+    """
+    argv = list(cmd)
+    if argv[0] in PYTHONS:
+        argv[0] = sys.executable
+    options = CheckOptions(
+        game=game, cmd=tuple(argv), games=games, players=players, seed=seed,
+        rules=parse_rules(rule_pairs),
+        time=TimeControl(move_ms=move_ms, bank_ms=0, startup_ms=startup_ms),
+        endpoint="tcp://127.0.0.1:0" if tcp else None, cwd=str(cwd) if cwd else None)
+    report = check_bot(options)
+    _render(report)
+    if not report.passed:
+        raise SystemExit(1)
+
+
+def _render(report: CheckReport) -> None:
+    table = Table(title="arena check-bot", title_justify="left")
+    table.add_column("check")
+    table.add_column("result")
+    table.add_column("seen")
+    for result in report.results:
+        table.add_row(result.check.value, MARKS[result.ok], result.detail)
+    console.print(table)
+    for result in report.results:
+        if result.ok is False:
+            console.print(f"[red]hint[/] ({result.check.value}): {result.hint}",
+                          highlight=False)
+    if not report.passed and report.log_tail:
+        console.print("[dim]last lines of the bot's output:[/]")
+        console.print(report.log_tail, highlight=False, markup=False)
+    console.print("[green]all checks passed[/]" if report.passed else
+                  "[red]some checks failed[/]")

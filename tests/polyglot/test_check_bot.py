@@ -1,0 +1,78 @@
+"""`arena check-bot`: passes a good bot, fails each broken bot on the right check and hint."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.checkbot import HINTS, CheckId, CheckOptions, check_bot
+from arena.cli import main
+from arena.core.errors import ConfigError
+from arena.referee.spec import TimeControl
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKEN = str(Path(__file__).parent / "bots" / "broken.py")
+FAST = TimeControl(move_ms=300, bank_ms=0, startup_ms=5000)
+
+
+def _check(mode: str, games: int = 2) -> dict[CheckId, bool | None]:
+    report = check_bot(CheckOptions("machiavelli", (sys.executable, BROKEN, mode), games=games,
+                                    time=FAST, grace_ms=1000))
+    return {r.check: r.ok for r in report.results}
+
+
+def test_a_good_bot_passes_every_check() -> None:
+    assert set(_check("good").values()) == {True}
+
+
+@pytest.mark.parametrize(("mode", "failing"), [
+    ("wrong-id", CheckId.ECHOES_IDS),
+    ("dies-on-error", CheckId.SURVIVES_ERROR),
+    ("ignores-shutdown", CheckId.SHUTDOWN),
+    ("one-game", CheckId.MANY_GAMES),
+    ("bad-token", CheckId.CONNECTS),
+])
+def test_a_broken_bot_fails_the_right_check(mode: str, failing: CheckId) -> None:
+    results = _check(mode)
+    assert results[failing] is False
+    before = list(CheckId)[: list(CheckId).index(failing)]
+    assert all(results[c] is True for c in before if c is not CheckId.IN_TIME), results
+
+
+def test_a_bad_token_leaves_the_other_checks_not_run() -> None:
+    results = _check("bad-token")
+    assert [c for c, ok in results.items() if ok is not None] == [CheckId.CONNECTS]
+
+
+def test_a_missing_program_fails_to_connect() -> None:
+    report = check_bot(CheckOptions("machiavelli", ("/nonexistent/bot",), time=FAST))
+    assert report.results[0].ok is False and "cannot start" in report.results[0].detail
+    assert not report.passed
+
+
+def test_bad_options_are_config_errors() -> None:
+    with pytest.raises(ConfigError, match="unknown game"):
+        check_bot(CheckOptions("chess", (sys.executable, BROKEN, "good")))
+    with pytest.raises(ConfigError, match="bot command"):
+        check_bot(CheckOptions("machiavelli", ()))
+
+
+def test_cli_exit_status_and_hint(runner: CliRunner) -> None:
+    good = runner.invoke(main, ["check-bot", "machiavelli", "--games", "2", "--",
+                                sys.executable, BROKEN, "good"])
+    assert good.exit_code == 0, good.output
+    assert "all checks passed" in good.output
+    bad = runner.invoke(main, ["check-bot", "machiavelli", "--games", "2", "--move-ms", "300",
+                               "--", "python", BROKEN, "wrong-id"])
+    assert bad.exit_code == 1, bad.output
+    assert "copy the request's `id`" in " ".join(bad.output.split())
+    assert HINTS[CheckId.ECHOES_IDS].startswith("copy the request's `id`")
+
+
+def test_python_sample_bot_passes(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["check-bot", "machiavelli", "--", "python",
+                                  str(ROOT / "sample_bots" / "python" / "random_bot.py")])
+    assert result.exit_code == 0, result.output
