@@ -16,6 +16,7 @@ from rich.table import Table
 from arena.cli.ui import console, err_console
 from arena.tournament.config import load_config, preflight
 from arena.tournament.outputs import standings_csv, standings_from_store
+from arena.tournament.pairing import table_sizes
 from arena.tournament.runner import Interrupted, Runner, jobs_of, static_schedule
 from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.standings import Standings
@@ -64,7 +65,9 @@ def _dry_run(config: object) -> None:
     assert isinstance(config, TournamentConfig)
     plans = static_schedule(config)
     if plans is None:
-        per_round = len(config.bots) // config.table.size or 1
+        sizes, byes = table_sizes(len(config.bots), config.table.size, config.table.smallest)
+        per_round = len(sizes)
+        console.print(f"tables a round: {', '.join(map(str, sizes))} seats; byes: {byes}")
         console.print(f"{config.name}: swiss, {config.rounds} rounds; each round is paired "
                       f"from the standings after the previous one "
                       f"(about {per_round * config.games_per_pairing} games a round, "

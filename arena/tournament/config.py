@@ -296,12 +296,25 @@ class _Builder:
             return str(name), TableSize(2, 2), dict(rules)
         info = engine.info
         table = self._table_size(info.min_players, info.max_players, bot_count)
+        # each table resolves the rules for its own size (defaults may depend on it)
+        resolved = _plain(rules)
         try:
-            resolved = engine.resolve_rules(table.size, rules)
+            engine.resolve_rules(table.size, rules)
         except ConfigError as exc:
             for problem in exc.problems:
                 p.add(doc.line_of("rules"), f"rules: {problem}")
-            resolved = dict(rules)
+            return info.id, table, dict(rules)
+        for smaller in range(table.size - 1, table.smallest - 1, -1):
+            try:
+                engine.resolve_rules(smaller, rules)
+            except ConfigError as exc:
+                if isinstance(doc.get("players_per_game"), int):
+                    # the k-1 fallback is only taken where the game allows it: else byes
+                    return info.id, TableSize(table.size, table.size), resolved
+                for problem in exc.problems:
+                    p.add(doc.line_of("players_per_game"),
+                          f"tables of {smaller} are in the range, but: {problem}")
+                break
         return info.id, table, resolved
 
     def _table_size(self, low: int, high: int, bot_count: int) -> TableSize:

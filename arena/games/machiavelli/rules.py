@@ -119,7 +119,7 @@ def legal(state: State) -> Legal | None:
         context = _turn_context(state, seat)
     else:
         return None
-    result = Legal(Decision(seat, kind, tuple(map(shared_wire, actions)), context),
+    result = Legal(Decision(seat, str(kind), tuple(map(shared_wire, actions)), context),
                    tuple(actions))
     state.cache = result
     return result
