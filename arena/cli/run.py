@@ -77,8 +77,8 @@ def _dry_run(config: object) -> None:
     for plan in plans:
         jobs = jobs_of(plan, config.seed)
         total += len(jobs)
-        byes = f"  byes: {', '.join(plan.byes)}" if plan.byes else ""
-        console.print(f"[bold]round {plan.round}[/]{byes}")
+        rest = f"  byes: {', '.join(plan.byes)}" if plan.byes else ""
+        console.print(f"[bold]round {plan.round}[/]{rest}")
         for job in jobs:
             console.print(f"  table {job.key.table} game {job.key.repeat}: "
                           f"{' | '.join(job.seating)}  (seed {job.seed})")
