@@ -28,6 +28,42 @@ _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") el
 _LIVE: set[BotProcess] = set()
 """Every process not yet stopped, killed at interpreter exit whatever happened."""
 
+_WATCHDOG_CODE = """
+import os, signal, sys
+groups = set()
+for line in sys.stdin:
+    word = line.strip()
+    if word.startswith("-"):
+        groups.discard(int(word[1:]))
+    elif word:
+        groups.add(int(word))
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+_watchdog: subprocess.Popen[bytes] | None = None
+
+
+def _watch(line: str) -> None:
+    """Tell the watchdog about a process group (`123`) or that it is gone (`-123`).
+
+    The watchdog is a tiny process that kills every group it still knows of when the
+    referee's end of its pipe closes, that is when the referee exits or is killed (even by
+    SIGKILL): the parent-death signal reaches a bot, the watchdog also reaches its children.
+    """
+    global _watchdog
+    if _watchdog is None or _watchdog.poll() is not None:
+        _watchdog = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WATCHDOG_CODE],
+                                     stdin=subprocess.PIPE, start_new_session=True)
+    assert _watchdog.stdin is not None
+    try:
+        _watchdog.stdin.write(f"{line}\n".encode())
+        _watchdog.stdin.flush()
+    except OSError:
+        log.warning("the process watchdog is gone; bots may outlive a killed referee")
+
 
 def _child_setup(parent: int) -> Callable[[], None]:
     def setup() -> None:  # runs in the child between fork and exec
@@ -70,6 +106,7 @@ class BotProcess:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
             preexec_fn=_child_setup(os.getpid()))
         _LIVE.add(self)
+        _watch(str(self._proc.pid))
         assert self._proc.stdout is not None
         self._drainer = threading.Thread(target=_drain, args=(self._proc.stdout, log_path, log_cap),
                                          name=f"log-{name}", daemon=True)
@@ -110,7 +147,9 @@ class BotProcess:
         self.signal_group(signal.SIGKILL)
         self._proc.wait()
         self._drainer.join(timeout=2.0)
-        _LIVE.discard(self)
+        if self in _LIVE:
+            _LIVE.discard(self)
+            _watch(f"-{self._proc.pid}")
         log.info("%s: pid %d ended with status %s", self.name, self._proc.pid,
                  self._proc.returncode)
 

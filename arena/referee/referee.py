@@ -24,7 +24,8 @@ from arena import __version__
 from arena.core.errors import ConfigError
 from arena.core.game import Json
 from arena.core.record import ForfeitReason, GameRecord
-from arena.core.registry import REGISTRY, Registry
+from arena.core.registry import Registry
+from arena.games import REGISTRY
 from arena.protocol.codec import WireError, decode_bot, encode
 from arena.protocol.messages import (
     MAX_MESSAGE_BYTES,
