@@ -1,0 +1,132 @@
+"""End to end through `arena run` in a subprocess, with the real referee and machiavelli:
+a run killed with SIGKILL part-way and resumed equals an uninterrupted run; Ctrl-C stops
+cleanly, leaves no worker behind and says how to resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+BOTS = ["builtin:random"] * 5 + ["builtin:default"] * 2
+TOURNAMENT = """\
+name: resume-check
+game: machiavelli
+players_per_game: 4
+format: round-robin
+games_per_pairing: 4
+seed: 99
+bots:
+""" + "".join(f"  - {{name: bot{i}, cmd: '{cmd}'}}\n" for i, cmd in enumerate(BOTS))
+GAMES = 35 * 4  # every 4-subset of 7 bots, 4 times
+
+
+def arena(*args: str) -> list[str]:
+    return [sys.executable, "-m", "arena", *args]
+
+
+def stored(out: Path) -> int:
+    try:
+        with closing(sqlite3.connect(out / "results.sqlite", timeout=5)) as db:
+            return int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+
+
+def outcome(out: Path) -> tuple[object, object]:
+    results = json.loads((out / "results.json").read_text())
+    games = [{k: v for k, v in g.items() if k != "replay"} for g in results["games"]]
+    return games, results["standings"]
+
+
+def start(file: Path, out: Path, capture: bool = True) -> subprocess.Popen[bytes]:
+    pipe = subprocess.PIPE if capture else subprocess.DEVNULL
+    return subprocess.Popen(arena("run", str(file), "--out", str(out), "-j", "2"),
+                            stdout=pipe, stderr=pipe)
+
+
+def wait_for(out: Path, games: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while stored(out) < games:
+        assert process.poll() is None, process.returncode
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(TOURNAMENT)
+    whole = subprocess.run(arena("run", str(file), "--out", str(tmp_path / "whole"), "-j", "2"),
+                           capture_output=True, timeout=300)
+    assert whole.returncode == 0, whole.stderr.decode()
+    assert stored(tmp_path / "whole") == GAMES
+
+    cut = tmp_path / "cut"
+    process = start(file, cut, capture=False)
+    wait_for(cut, 20, process)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    time.sleep(1.5)  # orphaned workers finish and commit their game, then see the parent gone
+    partial = stored(cut)
+    assert 20 <= partial < GAMES
+    again = subprocess.run(arena("run", str(file), "--out", str(cut)), capture_output=True,
+                           timeout=300)
+    assert again.returncode == 1 and b"--resume" in again.stderr
+    resumed = subprocess.run(arena("run", str(file), "--out", str(cut), "--resume", "-j", "2"),
+                             capture_output=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr.decode()
+    assert stored(cut) == GAMES
+    with closing(sqlite3.connect(cut / "results.sqlite")) as db:
+        assert db.execute("SELECT COUNT(DISTINCT round || ':' || tbl || ':' || repeat) "
+                          "FROM games").fetchone()[0] == GAMES
+    assert outcome(cut) == outcome(tmp_path / "whole")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT])
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path, sig: int) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(TOURNAMENT)
+    out = tmp_path / "out"
+    process = start(file, out)
+    wait_for(out, 5, process)
+    workers = children(process.pid)
+    assert workers
+    process.send_signal(sig)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err.decode()
+    assert f"arena run {file} --resume --out {out}" in err.decode().replace("\n", "")
+    time.sleep(0.5)
+    assert not [pid for pid in workers if alive(pid)]
+    assert 5 <= stored(out) < GAMES
+    with closing(sqlite3.connect(out / "results.sqlite")) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    os.sync()
