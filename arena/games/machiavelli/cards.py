@@ -35,11 +35,11 @@ class Character(IntEnum):
     @property
     def wire(self) -> str:
         """The id used on the wire and in state JSON."""
-        return _WIRE_NAMES[self]
+        return NAMES[self]
 
 
-# indexed by value: a list lookup is much cheaper than Enum.name on the hot path
-_WIRE_NAMES: tuple[str, ...] = ("", *(c.name.lower() for c in Character))
+# wire ids indexed by value: `NAMES[c]` is much cheaper than `c.name` on the hot path
+NAMES: tuple[str, ...] = ("", *(c.name.lower() for c in Character))
 CHARACTER_BY_WIRE: dict[str, Character] = {c.wire: c for c in Character}
 BASE_CAST: tuple[Character, ...] = tuple(Character(rank) for rank in range(1, 9))
 DEFAULT_RANK9 = Character.TAX_COLLECTOR

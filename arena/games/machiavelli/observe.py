@@ -13,6 +13,7 @@ from __future__ import annotations
 from arena.core.game import Json
 
 from . import draft
+from .cards import NAMES
 from .state import Phase, State
 
 
@@ -26,7 +27,7 @@ def observation(state: State, seat: int) -> dict[str, Json]:
         "phase": state.phase,
         "crown": state.crown,
         "city_size": state.rules["city_size"],
-        "cast": [c.wire for c in state.cast],
+        "cast": list(state.rules["characters"]),
         "gold": list(state.gold),
         "hand_sizes": [len(h) for h in state.hands],
         "cities": [list(c) for c in state.cities],
@@ -34,19 +35,19 @@ def observation(state: State, seat: int) -> dict[str, Json]:
         "deck_size": len(state.deck),
         "tax_token": state.tax_token,
         "first_complete": state.first_complete,
-        "faceup_discards": [c.wire for c in state.faceup],
-        "killed": state.killed.wire if state.killed else None,
-        "robbed": state.robbed.wire if state.robbed else None,
-        "revealed": [{"seat": s, "character": c.wire} for s, c in state.revealed],
+        "faceup_discards": [NAMES[c] for c in state.faceup],
+        "killed": NAMES[state.killed] if state.killed else None,
+        "robbed": NAMES[state.robbed] if state.robbed else None,
+        "revealed": [{"seat": s, "character": NAMES[c]} for s, c in state.revealed],
         "current": None if current is None or state.current_char is None else
-        {"seat": current, "character": state.current_char.wire},
+        {"seat": current, "character": NAMES[state.current_char]},
         "hand": list(state.hands[seat]),
-        "characters": [c.wire for c in state.chars[seat]] if state.chars else [],
+        "characters": [NAMES[c] for c in state.chars[seat]],
         "draft_pool": None,
         "turn": None,
     }
     if state.phase == Phase.DRAFT and draft.decision_seat(state)[0] == seat:
-        obs["draft_pool"] = [c.wire for c in sorted(state.pool)]
+        obs["draft_pool"] = [NAMES[c] for c in sorted(state.pool)]
     if state.phase == Phase.TURN and current == seat:
         obs["turn"] = {
             "gathered": state.gathered,
