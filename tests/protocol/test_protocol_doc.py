@@ -1,0 +1,39 @@
+"""PROTOCOL.md covers every message, field, code and decision kind the code defines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from arena.core.record import FaultKind, ForfeitReason
+from arena.games import REGISTRY
+from arena.protocol.messages import BOT_MESSAGES, REFEREE_MESSAGES, ErrorCode, message_type
+
+DOC = (Path(__file__).resolve().parents[2] / "protocol" / "PROTOCOL.md").read_text()
+
+
+@pytest.mark.parametrize("cls", [*BOT_MESSAGES, *REFEREE_MESSAGES],
+                         ids=lambda c: message_type(c))
+def test_every_message_and_field_is_documented(cls: type[msgspec.Struct]) -> None:
+    name = message_type(cls)
+    marks = (f" `{name}` (", f"**`{name}`**")
+    headings = [line for line in DOC.splitlines()
+                if line.startswith("### 4.") and any(mark in line for mark in marks)]
+    assert len(headings) == 1, name
+    section = DOC[DOC.index(headings[0]):]
+    section = section[:section.index("\n### ", 1)]
+    for field in cls.__struct_fields__:
+        assert f"| `{field}` |" in section, f"{name}.{field}"
+
+
+def test_every_code_and_reason_is_documented() -> None:
+    for value in [*ErrorCode, *FaultKind, *ForfeitReason]:
+        assert f"`{value.value}`" in DOC, value
+
+
+def test_every_machiavelli_decision_kind_is_documented() -> None:
+    section = DOC[DOC.index("## 9. Game `machiavelli`"):DOC.index("## 10.")]
+    for kind in REGISTRY.get("machiavelli").info.decision_kinds:
+        assert f"`{kind}`" in section, kind
