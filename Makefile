@@ -1,10 +1,14 @@
-# Every target installs what it needs into a local virtual environment (.venv).
+# Every target installs what it needs: Python packages into a local virtual
+# environment (.venv); `test` also installs and builds the starter bots' toolchains
+# (see sample_bots/toolchains.mk).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench clean venv
+.PHONY: demo test lint pytest bench clean venv
+
+all: test
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,11 +25,19 @@ lint: $(STAMP)
 	$(BIN)/ruff check arena tests bench sample_bots/python
 	$(BIN)/mypy
 
-test: lint
+test: lint bots
+	$(BIN)/pytest
+
+pytest: $(STAMP)
 	$(BIN)/pytest
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/rummy.py
+	$(BIN)/python bench/protocol.py
+	$(BIN)/python bench/tournament.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache
+
+include sample_bots/toolchains.mk
