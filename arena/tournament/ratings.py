@@ -90,22 +90,27 @@ class WinMatrix:
     fit cannot depend on the order in which games were added."""
 
     def __init__(self) -> None:
-        self.half_points: dict[tuple[str, str], dict[int, int]] = defaultdict(
-            lambda: defaultdict(int))
+        self.counts: dict[tuple[str, str, int], int] = {}
+        """Half-points of a against b in games of k seats, keyed (a, b, k)."""
         self.bots: set[str] = set()
 
     def add(self, game: Placings) -> None:
         """Add one game's pairwise results."""
         k = len(game)
-        self.bots.update(bot for bot, _ in game)
-        for a, b, score in pairwise(game):
-            self.half_points[(a, b)][k] += int(2 * score)
-            self.half_points[(b, a)][k] += int(2 - 2 * score)
+        counts = self.counts
+        for i, (a, pa) in enumerate(game):
+            self.bots.add(a)
+            for b, pb in game[i + 1:]:
+                half = 2 if pa < pb else 1 if pa == pb else 0
+                counts[(a, b, k)] = counts.get((a, b, k), 0) + half
+                counts[(b, a, k)] = counts.get((b, a, k), 0) + 2 - half
 
     def wins(self) -> dict[tuple[str, str], float]:
         """Return the weighted wins of a over b, each pair of a k-seat game weighing 1/(k-1)."""
-        return {pair: sum(hp / (2 * (k - 1)) for k, hp in sorted(by_k.items()))
-                for pair, by_k in sorted(self.half_points.items())}
+        out: dict[tuple[str, str], float] = {}
+        for (a, b, k), half in sorted(self.counts.items()):
+            out[(a, b)] = out.get((a, b), 0.0) + half / (2 * (k - 1))
+        return out
 
 
 def fit(games: Iterable[Placings], anchor: float = 1500, prior: float = 1.0,
@@ -134,7 +139,10 @@ def fit_matrix(matrix: WinMatrix, anchor: float = 1500, prior: float = 1.0,
         won[index[a]] += w
     for (i, j), count in sorted(_games_between(wins, index).items()):
         played[i].append((j, count))
-    theta, iterations = _mm(won, played, prior, tolerance, max_iterations)
+    if n <= FULL_COVARIANCE_LIMIT:
+        theta, iterations = _newton(won, played, prior, tolerance)
+    else:
+        theta, iterations = _mm(won, played, prior, tolerance, max_iterations)
     mean = sum(theta) / n if n else 0.0
     theta = [t - mean for t in theta]
     cov = _covariance(theta, played, prior)
@@ -180,9 +188,55 @@ def _mm(won: list[float], played: list[list[tuple[int, float]]], prior: float,
     return [math.log(g) for g in gamma], max_iterations
 
 
-def _covariance(theta: list[float], played: list[list[tuple[int, float]]],
-                prior: float) -> list[list[float]]:
-    """Return the covariance of the centred strengths from the observed information."""
+def _newton(won: list[float], played: list[list[tuple[int, float]]], prior: float,
+            tolerance: float, max_iterations: int = 200) -> tuple[list[float], int]:
+    """Newton's method on the (concave) log-likelihood in theta, steps capped at 1."""
+    n = len(won)
+    theta = [0.0] * n
+    for iteration in range(1, max_iterations + 1):
+        grad = []
+        for i in range(n):
+            g = won[i] + prior / 2 - sum(c / (1 + math.exp(theta[j] - theta[i]))
+                                         for j, c in played[i])
+            grad.append(g - prior / (1 + math.exp(-theta[i])))
+        info = _information(theta, played, prior)
+        if not prior:
+            info = [[v + 1 / n for v in row] for row in info]
+        step = _solve(info, grad)
+        largest = max((abs(x) for x in step), default=0.0)
+        if largest > 1:
+            step = [x / largest for x in step]
+        theta = [t + x for t, x in zip(theta, step, strict=True)]
+        if largest < tolerance:
+            return theta, iteration
+    return theta, max_iterations
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """Solve matrix @ x = vector by Gaussian elimination with partial pivoting."""
+    n = len(vector)
+    a = [row[:] + [v] for row, v in zip(matrix, vector, strict=True)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        a[col], a[pivot] = a[pivot], a[col]
+        value = a[col][col] or 1e-12
+        pivot_row = a[col]
+        for r in range(col + 1, n):
+            factor = a[r][col] / value
+            if factor:
+                row = a[r]
+                for c in range(col, n + 1):
+                    row[c] -= factor * pivot_row[c]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        total = a[r][n] - sum(a[r][c] * x[c] for c in range(r + 1, n))
+        x[r] = total / (a[r][r] or 1e-12)
+    return x
+
+
+def _information(theta: list[float], played: list[list[tuple[int, float]]],
+                 prior: float) -> list[list[float]]:
+    """Return the observed information matrix (minus the Hessian) at theta."""
     n = len(theta)
     info = [[0.0] * n for _ in range(n)]
     for i in range(n):
@@ -193,6 +247,14 @@ def _covariance(theta: list[float], played: list[list[tuple[int, float]]],
         if prior:
             p = 1 / (1 + math.exp(-theta[i]))
             info[i][i] += prior * p * (1 - p)
+    return info
+
+
+def _covariance(theta: list[float], played: list[list[tuple[int, float]]],
+                prior: float) -> list[list[float]]:
+    """Return the covariance of the centred strengths from the observed information."""
+    n = len(theta)
+    info = _information(theta, played, prior)
     if n > FULL_COVARIANCE_LIMIT:
         return [[1 / info[i][i] if i == j and info[i][i] > 0 else 0.0 for j in range(n)]
                 for i in range(n)]
