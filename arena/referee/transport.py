@@ -64,6 +64,8 @@ class ZmqTransport:
         except zmq.ZMQError:
             self.close()
             raise
+        self._poller = zmq.Poller()  # one for the socket's life: Socket.poll builds one a call
+        self._poller.register(self._socket, zmq.POLLIN)
         self.endpoint: str = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
         """Where bots connect (a tcp port 0 is resolved to the bound port)."""
 
@@ -80,7 +82,7 @@ class ZmqTransport:
 
     def recv(self, timeout_ms: float) -> tuple[bytes, list[bytes]] | None:
         """Wait at most `timeout_ms` for one message."""
-        if not self._socket.poll(max(0, math.ceil(timeout_ms))):
+        if not self._poller.poll(max(0, math.ceil(timeout_ms))):
             return None
         peer, *frames = self._socket.recv_multipart(zmq.NOBLOCK)
         if log.isEnabledFor(logging.DEBUG):
