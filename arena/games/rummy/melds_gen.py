@@ -79,11 +79,46 @@ def melds_with(card: int, avail: Avail, max_jokers: int) -> set[Meld]:
         return _melds_with_joker(avail, jokers, cap)
     rank, suit = rank_of(card), suit_of(card)
     out = groups_with(rank, suit, avail, jokers, need_joker=False)
+    present = [False] + [avail(natural(_rank_at(p), suit)) > 0 for p in range(1, 15)]
     for position in ((1, 14) if rank == 1 else (rank,)):
-        for low in range(max(1, position - cap + 1), position + 1):
-            for high in range(max(position, low + 2), min(14, low + cap - 1) + 1):
-                out |= runs_in_window(suit, low, high, avail, jokers, position, False)
+        have = present[:]
+        have[position] = True
+        _runs_through(out, suit, position, have, jokers, cap)
     return out
+
+
+def _runs_through(out: set[Meld], suit: int, position: int, have: list[bool], jokers: int,
+                  cap: int) -> None:
+    """Add the runs through `position` (kept natural) to `out`, growing windows outwards."""
+    missing_low = 0
+    for low in range(position, max(0, position - cap), -1):
+        missing_low += not have[low]
+        if missing_low > jokers:
+            break
+        missing = missing_low
+        for high in range(position + 1, min(14, low + cap - 1) + 1):
+            missing += not have[high]
+            if missing > jokers:
+                break
+            if high - low >= 2:
+                _window(out, suit, low, high, have, jokers - missing, missing, position)
+        if low + 2 <= position <= 14 and position - low >= 2:
+            _window(out, suit, low, position, have, jokers - missing_low, missing_low,
+                    position)
+
+
+def _window(out: set[Meld], suit: int, low: int, high: int, have: list[bool], spare: int,
+            missing: int, fixed: int) -> None:
+    present = [p for p in range(low, high + 1) if have[p]]
+    out.add(tuple(sorted([natural(_rank_at(p), suit) for p in present]
+                         + [JOKER_INDEX] * missing)))
+    if spare <= 0:
+        return
+    swappable = [p for p in present if p != fixed]
+    for extra in range(1, spare + 1):
+        for swapped in combinations(swappable, extra):
+            kept = [natural(_rank_at(p), suit) for p in present if p not in swapped]
+            out.add(tuple(sorted([*kept, *[JOKER_INDEX] * (missing + extra)])))
 
 
 def _melds_with_joker(avail: Avail, jokers: int, cap: int) -> set[Meld]:

@@ -90,6 +90,7 @@ class RummyGame:
         context: dict[str, Json] = {
             "stock": len(state.stock), "on_draw": "draw" if state.stock else "pass",
             "draw_when_able": bool(state.rules["draw_when_able"]),
+            "max_jokers_per_meld": int(state.rules["max_jokers_per_meld"]),
             "must_open_from_hand": self._must_open(state, state.to_move),
         }
         return Decision(state.to_move, MOVE, None, context)

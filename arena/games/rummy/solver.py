@@ -28,12 +28,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.games.rummy.cards import CARD_TYPES, CODES, INDEX, PENALTY
+from arena.games.rummy.cards import CARD_TYPES, CODES, INDEX, JOKER_INDEX, PENALTY, natural
 from arena.games.rummy.melds import canonical
 from arena.games.rummy.melds_gen import Meld, melds_with
 from arena.games.rummy.moves import simple_plays
 
 NEG = -(10**9)
+ORDER = tuple(natural(rank, suit) for rank in range(1, 14) for suit in range(4)) + (JOKER_INDEX,)
+"""Cards are decided lowest rank first: every meld then holds only its lowest card and
+cards not yet decided, so states differ only near the current rank and the memo hits."""
 ENGINE_NODE_LIMIT = 20_000
 """Node budget of the rules' own questions (`draw_when_able: false`): deterministic."""
 
@@ -79,9 +82,10 @@ class _Search:
                 and time.perf_counter() > self.deadline:
             raise _OutOfBudget
 
-    def _first(self, pool: list[int]) -> int | None:
-        for index in range(CARD_TYPES):
-            if pool[index]:
+    def _first(self) -> int | None:
+        """Return the lowest card left (by rank, then suit; jokers last)."""
+        for index in ORDER:
+            if self.req[index] or self.opt[index]:
                 return index
         return None
 
@@ -116,13 +120,11 @@ class _Search:
         if hit is not None:
             return hit[0]
         self._tick()
-        card = self._first(self.req)
-        pool = self.req if card is not None else self.opt
+        card = self._first()
         if card is None:
-            card = self._first(self.opt)
-            if card is None:
-                self.memo[key] = (0, None)
-                return 0
+            self.memo[key] = (0, None)
+            return 0
+        pool = self.req if self.req[card] else self.opt
         gain = 0 if pool is self.req else PENALTY[card]
         pool[card] -= 1
         value, choice = NEG, None
@@ -143,13 +145,10 @@ class _Search:
         chosen: list[Meld] = []
         while True:
             entry = self.memo.get(bytes(self.req) + bytes(self.opt))
-            card = self._first(self.req)
-            pool = self.req if card is not None else self.opt
-            if card is None:
-                card = self._first(self.opt)
+            card = self._first()
             if card is None or entry is None:
                 return chosen
-            pool[card] -= 1
+            (self.req if self.req[card] else self.opt)[card] -= 1
             if entry[1] is not None:
                 self._take(entry[1], card)
                 chosen.append(entry[1])
