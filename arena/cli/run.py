@@ -122,11 +122,12 @@ class _LiveView:
 
 def render_table(table: Standings, title: str, limit: int | None = None) -> Table:
     """Return the standings as a rich table."""
-    out = Table(title=title, title_justify="left")
+    out = Table(title=title, title_justify="left",
+                caption="F/T/C: faults / timeouts / crashes and forfeits", caption_justify="left")
     for name, justify in (("#", "right"), ("bot", "left"), ("games", "right"),
                           ("points", "right"), ("Elo ± 95%", "right"), ("win %", "right"),
-                          ("mean place", "right"), ("faults/timeouts/crashes", "right")):
-        out.add_column(name, justify=justify)  # type: ignore[arg-type]
+                          ("mean place", "right"), ("F/T/C", "right")):
+        out.add_column(name, justify=justify, no_wrap=name != "bot")  # type: ignore[arg-type]
     for row in table.rows[:limit]:
         if row.fit_elo is not None and row.interval is not None:
             elo = f"{row.fit_elo:.0f} ± {row.interval:.0f}"
