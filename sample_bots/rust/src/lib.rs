@@ -1,0 +1,4 @@
+//! An arena starter bot: `protocol` (the wire) kept apart from `strategy` (the decisions).
+
+pub mod protocol;
+pub mod strategy;

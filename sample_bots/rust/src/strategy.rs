@@ -1,0 +1,144 @@
+//! The strategy: replace `Starter::act` with your own.
+
+use serde_json::{json, Value};
+
+use crate::protocol::Strategy;
+
+/// Plays both games legally: machiavelli from the options, rummy with simple melds.
+pub struct Starter {
+    rng: u64,
+}
+
+impl Starter {
+    pub fn new(seed: u64) -> Self {
+        Starter { rng: seed | 1 }
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        // xorshift64: enough randomness for a starter, no extra crate
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        (self.rng % n as u64) as usize
+    }
+
+    /// machiavelli: every request lists its legal options; build when we can.
+    fn machiavelli(&mut self, options: &[Value]) -> Value {
+        let builds: Vec<&Value> = options.iter().filter(|o| o["type"] == "build").collect();
+        if builds.is_empty() {
+            options[self.below(options.len())].clone()
+        } else {
+            builds[self.below(builds.len())].clone()
+        }
+    }
+}
+
+impl Strategy for Starter {
+    fn act(&mut self, request: &Value, game: &Value) -> Value {
+        let name = game["game"].as_str().unwrap_or("").split('@').next().unwrap_or("");
+        if name == "machiavelli-rummy" {
+            return rummy(request, game);
+        }
+        match request["options"].as_array() {
+            Some(options) if !options.is_empty() => self.machiavelli(options),
+            _ => {
+                eprintln!("no strategy for {name} decision {}", request["kind"]);
+                Value::Null
+            }
+        }
+    }
+}
+
+// ---- machiavelli-rummy: cards are codes such as "7H", "10S", "QD", "JK" (joker).
+const RANKS: [&str; 13] = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+const SUITS: [char; 4] = ['S', 'H', 'D', 'C'];
+
+/// Rank 1..13 and suit of a natural card; None for the joker or a bad code.
+fn parse_card(code: &str) -> Option<(usize, char)> {
+    let suit = code.chars().last()?;
+    let rank = RANKS.iter().position(|r| *r == &code[..code.len() - 1])? + 1;
+    SUITS.contains(&suit).then_some((rank, suit))
+}
+
+fn card_code(rank: usize, suit: char) -> String {
+    format!("{}{}", RANKS[(rank - 1) % 13], suit)
+}
+
+fn cards(values: &Value) -> Vec<String> {
+    values.as_array().map(|a| a.iter().filter_map(|c| c.as_str().map(String::from)).collect())
+        .unwrap_or_default()
+}
+
+/// A meld of three cards from the hand: a group (one rank, three suits) or a run.
+pub fn meld_from_hand(hand: &[String]) -> Option<Vec<String>> {
+    let naturals: Vec<(usize, char)> = hand.iter().filter_map(|c| parse_card(c)).collect();
+    for rank in 1..=13 {
+        let suits: Vec<char> = SUITS.iter().copied()
+            .filter(|s| naturals.contains(&(rank, *s))).collect();
+        if suits.len() >= 3 {
+            return Some(suits[..3].iter().map(|s| card_code(rank, *s)).collect());
+        }
+    }
+    for suit in SUITS {
+        // the ace (rank 1) also ranks above the king (14)
+        let has = |r: usize| naturals.contains(&(if r == 14 { 1 } else { r }, suit));
+        if let Some(low) = (1..=12).find(|&low| has(low) && has(low + 1) && has(low + 2)) {
+            return Some((low..low + 3).map(|r| card_code(r, suit)).collect());
+        }
+    }
+    None
+}
+
+/// The cards that extend a joker-free meld by one (at either end of a run).
+pub fn extensions(meld: &[String]) -> Vec<String> {
+    let parsed: Option<Vec<(usize, char)>> = meld.iter().map(|c| parse_card(c)).collect();
+    let Some(parsed) = parsed else { return vec![] };
+    if parsed.is_empty() {
+        return vec![];
+    }
+    let (first_rank, suit) = parsed[0];
+    if parsed.iter().all(|(r, _)| *r == first_rank) {
+        if meld.len() >= 4 {
+            return vec![];
+        }
+        return SUITS.iter().filter(|s| !parsed.iter().any(|(_, t)| t == *s))
+            .map(|s| card_code(first_rank, *s)).collect();
+    }
+    let ace_high = parsed.iter().any(|(r, _)| *r == 1) && parsed.iter().any(|(r, _)| *r == 13);
+    let ranks: Vec<usize> = parsed.iter().map(|(r, _)| if ace_high && *r == 1 { 14 } else { *r }).collect();
+    let (lo, hi) = (*ranks.iter().min().unwrap(), *ranks.iter().max().unwrap());
+    let mut out = vec![];
+    if lo > 1 {
+        out.push(card_code(lo - 1, suit));
+    }
+    if hi < 13 || (hi == 13 && lo > 1) {
+        out.push(card_code(hi + 1, suit));
+    }
+    out
+}
+
+/// machiavelli-rummy: lay a meld from hand, else extend a meld on the table, else draw.
+pub fn rummy(request: &Value, game: &Value) -> Value {
+    let observation = &request["observation"];
+    let hand = cards(&observation["hand"]);
+    let table: Vec<Vec<String>> = observation["table"].as_array()
+        .map(|melds| melds.iter().map(cards).collect()).unwrap_or_default();
+    if let Some(meld) = meld_from_hand(&hand) {
+        let mut next = table.clone();
+        next.push(meld);
+        return json!({"type": "play", "table": next});
+    }
+    let seat = observation["seat"].as_u64().unwrap_or(0) as usize;
+    let must_open = game["rules"]["opening"] == "meld-from-hand"
+        && observation["opened"][seat] != Value::Bool(true);
+    if !must_open {
+        for (i, meld) in table.iter().enumerate() {
+            if let Some(card) = extensions(meld).into_iter().find(|c| hand.contains(c)) {
+                let mut next = table.clone();
+                next[i].push(card);
+                return json!({"type": "play", "table": next});
+            }
+        }
+    }
+    json!({"type": "draw"})
+}
