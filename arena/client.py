@@ -1,14 +1,20 @@
 """A small client library for bots written in Python.
 
-A bot is a function from a `Request` to an action (or a `Bot` subclass for more hooks)::
+A bot is a function from a `Request` (and, if it takes a second argument, the game's
+`random.Random`) to an action, or a `Bot` subclass for more hooks::
 
-    import random
     from arena.client import run
 
-    def act(request):
-        return random.choice(request.options)
+    def act(request, rng):
+        return rng.choice(request.options)
 
     run(act, name="random", version="1.0")
+
+Reproducible randomness: at every `game_start` the client seeds a fresh `random.Random`
+from the message's `bot_seed` (`Bot.rng`, or the second argument of a function bot) and
+also seeds the global `random` module with it. A bot that draws only from these plays the
+same game again for the same game seed, whatever it played before in the same process,
+which is what `arena play --seed` and `arena run --resume` rely on.
 
 `run` reads where to connect from `--endpoint`/`--token` or from the ARENA_ENDPOINT and
 ARENA_TOKEN environment variables the referee sets, says hello, then answers requests
@@ -18,9 +24,12 @@ until the referee sends `shutdown`.
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
+import random
 import sys
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import msgspec
 import zmq
@@ -39,11 +48,15 @@ from arena.protocol.messages import (
     Welcome,
 )
 
-__all__ = ["Bot", "Error", "GameOver", "GameStart", "Request", "connect", "run"]
+__all__ = ["Bot", "Error", "GameOver", "GameStart", "Request", "Strategy", "connect", "run",
+           "start_game"]
 
 
 class Bot:
     """Override `act`, and the other hooks if the bot keeps state between requests."""
+
+    rng: random.Random = random.Random(0)
+    """This game's generator, seeded from `game_start.bot_seed` before `game_start` runs."""
 
     def game_start(self, start: GameStart) -> None:
         """A game begins (seat, players, rules, time control)."""
@@ -60,12 +73,35 @@ class Bot:
         print(f"arena: {error.code.value}: {error.detail}", file=sys.stderr, flush=True)
 
 
+Strategy = Callable[[Request], Json] | Callable[[Request, random.Random], Json]
+"""A function bot: `act(request)` or `act(request, rng)`."""
+
+
 class _FunctionBot(Bot):
-    def __init__(self, act: Callable[[Request], Json]) -> None:
+    def __init__(self, act: Strategy) -> None:
         self._act = act
+        self._wants_rng = _positional_count(act) >= 2
 
     def act(self, request: Request) -> Json:
-        return self._act(request)
+        if self._wants_rng:
+            return cast(Callable[[Request, random.Random], Json], self._act)(request, self.rng)
+        return cast(Callable[[Request], Json], self._act)(request)
+
+
+def _positional_count(fn: Callable[..., object]) -> int:
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: call it with one
+        return 1
+    return sum(p.kind in kinds for p in parameters)
+
+
+def start_game(bot: Bot, start: GameStart) -> None:
+    """Seed `bot.rng` and the global `random` from `start.bot_seed`, then call its hook."""
+    bot.rng = random.Random(start.bot_seed)
+    random.seed(start.bot_seed)
+    bot.game_start(start)
 
 
 def _where(argv: Sequence[str] | None) -> tuple[str, str]:
@@ -100,7 +136,7 @@ def connect(name: str, version: str = "", argv: Sequence[str] | None = None,
     return socket, reply
 
 
-def run(bot: Bot | Callable[[Request], Json], name: str, version: str = "",
+def run(bot: Bot | Strategy, name: str, version: str = "",
         argv: Sequence[str] | None = None) -> None:
     """Play games until the referee says `shutdown`."""
     player = bot if isinstance(bot, Bot) else _FunctionBot(bot)
@@ -112,7 +148,7 @@ def run(bot: Bot | Callable[[Request], Json], name: str, version: str = "",
             if isinstance(message, Request):
                 socket.send(encoder.encode(Action(id=message.id, action=player.act(message))))
             elif isinstance(message, GameStart):
-                player.game_start(message)
+                start_game(player, message)
             elif isinstance(message, GameOver):
                 player.game_over(message)
             elif isinstance(message, Error):

@@ -36,6 +36,11 @@ class ErrorCode(StrEnum):
     FORFEIT = "forfeit"
 
 
+BOT_SEED_BITS = 53
+"""`game_start.bot_seed` has this many bits: an integer a JSON number holds exactly in every
+language (JavaScript, cJSON and others parse numbers as doubles)."""
+BOT_SEED_MAX = (1 << BOT_SEED_BITS) - 1
+
 Json = Any
 Seat = Annotated[int, Meta(ge=0, description="A seat number, 0-based, in turn-order seating.")]
 RequestId = Annotated[int, Meta(ge=1, description="The id of the request being answered.")]
@@ -82,6 +87,10 @@ class GameStart(_Message, tag="game_start", frozen=True):
     move_ms: Annotated[Millis, Meta(description="The per-move time limit.")]
     bank_ms: Annotated[Millis, Meta(description="The time bank for this game.")]
     max_faults: Annotated[int, Meta(description="Faults allowed before this seat forfeits.")]
+    bot_seed: Annotated[int, Meta(ge=0, le=BOT_SEED_MAX, description=(
+        "A seed for this bot's own random choices in this game (0 <= bot_seed < 2**53, "
+        "exact in every JSON parser). Derived one-way from the game seed and the seat: it "
+        "reveals nothing about the deal. Seeding from it makes a game replay identically."))]
 
 
 class Request(_Message, tag="request", frozen=True):

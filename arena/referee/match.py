@@ -19,9 +19,10 @@ from typing import Any
 from arena.core.errors import GameError, MalformedAction
 from arena.core.game import Decision, Event, Game, Json, Outcome, Termination, with_forfeits
 from arena.core.record import Fault, FaultKind, ForfeitReason, GameRecord, SeatRecord
-from arena.core.rng import derive_seed, new_rng
+from arena.core.rng import SEED_BITS, derive_seed, new_rng
 from arena.protocol.codec import WireError, decode_bot, encode
 from arena.protocol.messages import (
+    BOT_SEED_BITS,
     Action,
     Error,
     ErrorCode,
@@ -43,6 +44,12 @@ POLL_SLICE_MS = 100.0
 
 _DEFAULT_TIME = TimeControl()
 _DEFAULT_FAULTS = FaultPolicy()
+
+
+def bot_seed(game_seed: int, seat: int) -> int:
+    """Return the `game_start.bot_seed` of `seat`: a one-way (SHA-512) derivation of the game
+    seed, cut to 53 bits so that every JSON parser reads it exactly."""
+    return derive_seed(game_seed, "bot", seat) >> (SEED_BITS - BOT_SEED_BITS)
 
 
 class EngineFailure(Exception):
@@ -138,7 +145,8 @@ class _Match:
             elif seat.player.peer is not None:
                 message = GameStart(game=self.game.info.id, rules=dict(self.rules),
                                     seat=seat.seat, players=names, move_ms=self.time.move_ms,
-                                    bank_ms=self.time.bank_ms, max_faults=self.policy.max_faults)
+                                    bank_ms=self.time.bank_ms, max_faults=self.policy.max_faults,
+                                    bot_seed=bot_seed(self.seed, seat.seat))
                 seat.started = self.transport.send(seat.player.peer, encode(message))
                 if not seat.started:
                     self._forfeit(seat, ForfeitReason.DISCONNECTED, notify=False)
