@@ -1,0 +1,116 @@
+package arena.bot;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.json.JSONArray;
+import org.json.JSONObject;
+import org.junit.jupiter.api.Test;
+
+/** The protocol layer against the shared test vectors in protocol/examples. */
+class ProtocolTest {
+  static final Path EXAMPLES = Path.of(System.getProperty("arena.examples", "../../protocol/examples"));
+
+  static byte[] raw(String name) throws IOException {
+    return Files.readAllBytes(EXAMPLES.resolve(name + ".json"));
+  }
+
+  static JSONObject example(String name) throws IOException {
+    return new JSONObject(new String(raw(name), StandardCharsets.UTF_8));
+  }
+
+  static JSONObject parse(byte[] frame) {
+    return new JSONObject(new String(frame, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void helloEncodesToTheExample() throws IOException {
+    JSONObject ex = example("hello");
+    byte[] frame = Protocol.encodeHello(ex.getString("token"), ex.getString("name"), ex.getString("version"));
+    assertTrue(parse(frame).similar(ex), new String(frame, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void actionEncodesToTheExample() throws IOException {
+    JSONObject ex = example("action");
+    assertTrue(parse(Protocol.encodeAction(ex.getLong("id"), ex.get("action"))).similar(ex));
+    String line = new String(Protocol.encodeAction(1, "é\n"), StandardCharsets.UTF_8);
+    assertFalse(line.contains("\n"), "a frame is one line");
+    assertEquals("é\n", new JSONObject(line).getString("action"));
+  }
+
+  @Test
+  void decodesEveryRefereeExample() throws IOException {
+    for (String name : List.of("welcome", "game_start", "request", "game_over", "error", "shutdown")) {
+      JSONObject m = Protocol.decode(raw(name));
+      assertEquals(name, m.getString("type"));
+      assertTrue(m.similar(example(name)), name);
+    }
+    assertThrows(IllegalArgumentException.class, () -> Protocol.decode(raw("hello")));
+    assertThrows(IllegalArgumentException.class,
+        () -> Protocol.decode("not json".getBytes(StandardCharsets.UTF_8)));
+  }
+
+  @Test
+  void conversationDecodesAndReencodes() throws IOException {
+    int bots = 0;
+    for (String line : Files.readAllLines(EXAMPLES.resolve("conversation.jsonl"))) {
+      JSONObject entry = new JSONObject(line);
+      JSONObject m = entry.getJSONObject("message");
+      byte[] frame = m.toString().getBytes(StandardCharsets.UTF_8);
+      if (entry.getString("from").equals("referee")) {
+        Protocol.decode(frame);
+        continue;
+      }
+      byte[] again = m.getString("type").equals("hello")
+          ? Protocol.encodeHello(m.getString("token"), m.getString("name"), m.getString("version"))
+          : Protocol.encodeAction(m.getLong("id"), m.get("action"));
+      assertTrue(parse(again).similar(m), line);
+      bots++;
+    }
+    assertTrue(bots > 0);
+  }
+
+  @Test
+  void flagsWinOverEnvironment() {
+    Map<String, String> env = Map.of("ARENA_ENDPOINT", "ipc://e", "ARENA_TOKEN", "k");
+    String[] w = Protocol.where(List.of("--endpoint", "tcp://x:1"), env);
+    assertEquals("tcp://x:1", w[0]);
+    assertEquals("k", w[1]);
+    assertThrows(IllegalArgumentException.class, () -> Protocol.where(List.of(), Map.of()));
+  }
+
+  @Test
+  void strategyAnswersWithAnOption() throws IOException {
+    JSONObject request = example("request");
+    Object action = new Strategy(new Random(1)).act(request, example("game_start"));
+    boolean found = false;
+    for (Object o : request.getJSONArray("options")) found |= ((JSONObject) o).similar(action);
+    assertTrue(found);
+  }
+
+  @Test
+  void rummyMeldsExtendsOrDraws() {
+    assertEquals(List.of("QS", "KS", "AS"), Strategy.meldFromHand(List.of("QS", "KS", "AS", "2D")));
+    assertEquals(List.of("7S", "7H", "7C"), Strategy.meldFromHand(List.of("7H", "7S", "7H", "7C")));
+    assertEquals(List.of("10S", "AS"), Strategy.extensions(List.of("JS", "QS", "KS")));
+    assertEquals(List.of("JS"), Strategy.extensions(List.of("QS", "KS", "AS")));
+    assertEquals(List.of("4C"), Strategy.extensions(List.of("4S", "4H", "4D")));
+    JSONObject game = new JSONObject("{\"game\":\"machiavelli-rummy@1\",\"rules\":{}}");
+    JSONObject request = new JSONObject("{\"observation\":{\"hand\":[\"5D\",\"9C\"],"
+        + "\"table\":[[\"6D\",\"7D\",\"8D\"]],\"seat\":0,\"opened\":[false]}}");
+    assertTrue(Strategy.rummy(request, game).similar(
+        new JSONObject().put("type", "play").put("table", new JSONArray("[[\"6D\",\"7D\",\"8D\",\"5D\"]]"))));
+    JSONObject opening = new JSONObject("{\"game\":\"machiavelli-rummy@1\",\"rules\":{\"opening\":\"meld-from-hand\"}}");
+    assertEquals("draw", Strategy.rummy(request, opening).getString("type"));
+  }
+}
