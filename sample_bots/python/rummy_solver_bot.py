@@ -1,6 +1,6 @@
-"""A `machiavelli-rummy` bot built on the table solver: it plays, every move, the play that
-places the most hand penalty points (rebuilding the table as needed), and draws only when
-no play exists.
+"""A `machiavelli-rummy` bot built on the table solver: it goes out as soon as the solver
+finds a way, else plays the cheap move placing the most points, else the solver's rebuild
+of the table, and draws only when no play exists.
 
 Run by the referee::
 
@@ -14,19 +14,19 @@ from __future__ import annotations
 
 from arena.client import Request, run
 from arena.core.game import Json
-from arena.games.rummy.solver import solve
+from arena.games.rummy.actions import action_to_wire
+from arena.games.rummy.strategy import solver_policy
 
 
 def act(request: Request) -> Json:
-    """Return the best play found within the time bound, else a draw."""
+    """Return the policy's move (see `arena.games.rummy.strategy`)."""
     view, context = request.observation, request.context
     budget = min(0.5, max(0.02, request.move_ms / 3000))
-    found = solve(view["hand"], view["table"], int(context.get("max_jokers_per_meld", 1)),
-                  keep_table=bool(context.get("must_open_from_hand", False)),
-                  node_limit=None, time_limit=budget)
-    if found is None:
-        return {"type": "draw"}
-    return {"type": "play", "table": [list(meld) for meld in found.table]}
+    action = solver_policy(view["hand"], view["table"],
+                           int(context.get("max_jokers_per_meld", 1)), int(view["stock"]),
+                           keep_table=bool(context.get("must_open_from_hand", False)),
+                           time_limit=budget)
+    return action_to_wire(action)
 
 
 if __name__ == "__main__":

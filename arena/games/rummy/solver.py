@@ -213,7 +213,7 @@ def solve(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int, 
         return None
     value, melds, nodes = found
     new_table = [tuple(m) for m in table] + melds if keep_table else melds
-    return Solution(tuple(new_table), _placed(table, new_table), value, True, nodes)
+    return Solution(tuple(new_table), placed_cards(table, new_table), value, True, nodes)
 
 
 def find_play(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int, *,
@@ -238,12 +238,12 @@ def _fallback(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: i
 
 def _as_solution(table: Sequence[Sequence[str]], new_table: Sequence[Sequence[str]],
                  optimal: bool) -> Solution:
-    placed = _placed(table, new_table)
+    placed = placed_cards(table, new_table)
     return Solution(tuple(tuple(m) for m in new_table), placed,
                     sum(PENALTY[INDEX[c]] for c in placed), optimal)
 
 
-def _placed(table: Sequence[Sequence[str]], new_table: Sequence[Sequence[str]]
+def placed_cards(table: Sequence[Sequence[str]], new_table: Sequence[Sequence[str]]
             ) -> tuple[str, ...]:
     before = _counts([c for m in table for c in m])
     after = _counts([c for m in new_table for c in m])

@@ -1,0 +1,129 @@
+"""Benchmark machiavelli-rummy: validation, the table solver, random play, solver vs random.
+
+Prints figures only, no asserts:
+- validation time of a play on a 64-card table (target well under 1 ms);
+- solver time on a fixed seeded set of mid-game positions (median and worst; the target
+  median is under 50 ms), with how many searches finished (proven optimal);
+- in-process games/s of 2- and 4-player random play;
+- the solver bot's results against the random policy (in-process, seats alternated).
+Run: .venv/bin/python bench/rummy.py [positions] [duel_games]
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import time
+
+from arena.core.simulate import simulate
+from arena.games.rummy import GAME
+from arena.games.rummy.actions import Play, RummyAction
+from arena.games.rummy.solver import solve
+from arena.games.rummy.state import RummyState
+from arena.games.rummy.strategy import solver_policy
+
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+
+
+def big_table() -> list[list[str]]:
+    """Return a 64-card table: each suit as three runs, plus groups of 2, 3 and 4."""
+    table = []
+    for suit in "SHDC":
+        cards = [r + suit for r in RANKS]
+        table += [cards[0:4], cards[4:8], cards[8:13]]
+    table += [[r + s for s in "SHDC"] for r in ("2", "3", "4")]
+    return table
+
+
+def bench_validation() -> None:
+    table = big_table()
+    state = GAME.from_json({"players": 2, "rules": GAME.resolve_rules(2, {}),
+                            "hands": [["JK", "5S"], ["2C"]], "stock": ["9D"],
+                            "table": table, "dealer": 1, "to_move": 0})
+    new = [list(m) for m in table]
+    new[2] = [*new[2], "JK"]
+    action = Play(tuple(tuple(m) for m in reversed(new)))
+    times = []
+    for _ in range(2000):
+        start = time.perf_counter()
+        GAME.validate(state, 0, action)
+        times.append(time.perf_counter() - start)
+    cards = sum(len(m) for m in new)
+    print(f"validate a play on a {cards}-card table ({len(new)} melds): "
+          f"median {statistics.median(times) * 1e6:.0f} us, worst {max(times) * 1e6:.0f} us")
+
+
+def positions(count: int) -> list[RummyState]:
+    """Return mid-game positions (turns 20-60) of seeded 2- and 3-player random games."""
+    found = []
+    seed = 0
+    while len(found) < count:
+        players = 2 + seed % 2
+        state = GAME.new_game(players, {}, seed)
+        rng = random.Random(seed)
+        target = 20 + (seed * 7) % 41
+        while GAME.to_act(state) is not None and state.turn < target:
+            GAME.apply(state, state.to_move, GAME.random_action(state, state.to_move, rng))
+        if not state.over:
+            found.append(state)
+        seed += 1
+    return found
+
+
+def bench_solver(count: int, limit: float = 2.0) -> None:
+    times, finished, sizes = [], 0, []
+    for state in positions(count):
+        hand = state.hands[state.to_move]
+        start = time.perf_counter()
+        found = solve(hand, state.table, 1, node_limit=None, time_limit=limit)
+        times.append(time.perf_counter() - start)
+        finished += found is None or found.optimal
+        sizes.append(len(state.table_cards()))
+    print(f"solver on {count} mid-game positions (table {min(sizes)}-{max(sizes)} cards, "
+          f"time bound {limit:.1f} s): median {statistics.median(times) * 1e3:.1f} ms, "
+          f"worst {max(times) * 1e3:.0f} ms, finished {finished}/{count} "
+          "(a search stopped by the bound may still have found nothing)")
+
+
+def bench_random_play() -> None:
+    for players, games in ((2, 30), (4, 30)):
+        summary = simulate(GAME, players, games, 1, {})
+        data = summary.to_json()
+        print(f"random play, {players} players: {data['games_per_second']} games/s, "
+              f"{data['decisions_per_second']} decisions/s")
+
+
+def solver_move(state: RummyState, seat: int) -> RummyAction:
+    return solver_policy(state.hands[seat], state.table, 1, len(state.stock), time_limit=0.05)
+
+
+def bench_duel(games: int) -> None:
+    wins = 0.0
+    for index in range(games):
+        state = GAME.new_game(2, {}, 1000 + index)
+        solver_seat = index % 2
+        rng = random.Random(index)
+        while (decision := GAME.to_act(state)) is not None:
+            seat = decision.seat
+            action = solver_move(state, seat) if seat == solver_seat \
+                else GAME.random_action(state, seat, rng)
+            GAME.apply(state, seat, action)
+        outcome = GAME.outcome(state)
+        assert outcome is not None
+        if outcome.placings[solver_seat] == 1:
+            wins += 1.0 if outcome.placings[1 - solver_seat] > 1 else 0.5
+    print(f"solver bot vs random policy, {games} 2-player games: solver scores "
+          f"{wins:.1f}/{games} ({wins / games:.0%})")
+
+
+def main(count: int = 30, duel: int = 24) -> None:
+    """Print every figure."""
+    bench_validation()
+    bench_solver(count)
+    bench_random_play()
+    bench_duel(duel)
+
+
+if __name__ == "__main__":
+    main(*(int(arg) for arg in sys.argv[1:3]))
