@@ -8,6 +8,11 @@ speaks the same messages (it sends `hello` with `ARENA_TOKEN` first); the refere
 round trip through the bridge, so the same time limits apply. The bridge runs in the bot's
 process group (stopping the bot stops both) and exits with the bot's exit status.
 
+`--tcp` relays ZeroMQ instead of lines, for bots whose ZeroMQ library cannot reach the
+referee's ipc socket (JeroMQ, the pure-Java ZeroMQ, emulates `ipc://` over TCP): the bridge
+binds a ROUTER on tcp loopback, starts CMD with `ARENA_ENDPOINT` pointing there, and relays
+frames both ways; `python -m arena.referee.stdio_bridge --tcp java -jar bot.jar`.
+
 Only the standard library and pyzmq are imported: the bridge starts as fast as it can.
 """
 
@@ -126,18 +131,72 @@ def relay(endpoint: str, cmd: Sequence[str]) -> int:
     return 128 - status if status < 0 else status
 
 
+def relay_tcp(endpoint: str, cmd: Sequence[str]) -> int:
+    """Run `cmd` against a tcp loopback ROUTER and relay its frames to a DEALER on `endpoint`.
+
+    Returns the bot's exit status (128 + signal number when it was killed).
+    """
+    context = zmq.Context()
+    upstream = context.socket(zmq.DEALER)
+    upstream.setsockopt(zmq.LINGER, 2000)
+    upstream.connect(endpoint)
+    local = context.socket(zmq.ROUTER)
+    local.setsockopt(zmq.LINGER, 2000)
+    local.bind("tcp://127.0.0.1:*")
+    env = {**os.environ, "ARENA_ENDPOINT": local.getsockopt_string(zmq.LAST_ENDPOINT)}
+    try:
+        bot = subprocess.Popen(list(cmd), env=env, stdin=subprocess.DEVNULL,
+                               preexec_fn=_pdeathsig)
+    except OSError:
+        local.close()
+        upstream.close()
+        context.term()
+        raise
+    poller = zmq.Poller()
+    poller.register(upstream, zmq.POLLIN)
+    poller.register(local, zmq.POLLIN)
+    peer: bytes | None = None  # the bot's connection: the first peer that speaks
+    backlog: list[bytes] = []
+    try:
+        while bot.poll() is None:
+            ready = dict(poller.poll(100))
+            if local in ready:
+                sender, *frames = local.recv_multipart()
+                if peer is None or sender == peer:
+                    peer = sender
+                    upstream.send_multipart(frames)
+                    for frame in backlog:
+                        local.send_multipart([peer, frame])
+                    backlog.clear()
+            if upstream in ready:
+                frame = upstream.recv()
+                if peer is None:
+                    backlog.append(frame)
+                else:
+                    local.send_multipart([peer, frame])
+    finally:
+        status = bot.wait()
+        local.close()
+        upstream.close()
+        context.term()
+    return 128 - status if status < 0 else status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: `python -m arena.referee.stdio_bridge [--] CMD ARGS...`."""
+    """Entry point: `python -m arena.referee.stdio_bridge [--tcp] [--] CMD ARGS...`."""
     args = list(sys.argv[1:] if argv is None else argv)
+    tcp = args[:1] == ["--tcp"]
+    if tcp:
+        args = args[1:]
     if args[:1] == ["--"]:
         args = args[1:]
     endpoint = os.environ.get("ARENA_ENDPOINT")
     if not args or not endpoint:
-        print("usage: ARENA_ENDPOINT=... python -m arena.referee.stdio_bridge [--] CMD ARGS...",
-              file=sys.stderr)
+        print("usage: ARENA_ENDPOINT=... python -m arena.referee.stdio_bridge [--tcp] [--] "
+              "CMD ARGS...", file=sys.stderr)
         return EXIT_USAGE
     try:
-        return relay(endpoint, args)
+        return relay_tcp(endpoint, args) if tcp else relay(endpoint, args)
     except OSError as exc:
         print(f"stdio bridge: cannot start {args[0]!r}: {exc}", file=sys.stderr)
         return EXIT_NO_BOT

@@ -105,3 +105,39 @@ def test_relay_reports_a_command_that_cannot_start(router: tuple[zmq.Socket[byte
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == stdio_bridge.EXIT_NO_BOT
     assert "cannot start '/nonexistent/bot'" in done.stderr
+
+
+TCP_BOT = textwrap.dedent("""\
+    import json, os, sys, zmq
+    endpoint = os.environ["ARENA_ENDPOINT"]
+    assert endpoint.startswith("tcp://127.0.0.1:"), endpoint
+    socket = zmq.Context().socket(zmq.DEALER)
+    socket.connect(endpoint)
+    socket.send_json({"type": "hello", "token": os.environ["ARENA_TOKEN"]})
+    while True:
+        message = json.loads(socket.recv())
+        if message["type"] == "shutdown":
+            sys.exit(5)
+        socket.send_json({"echo": message})
+""")
+
+
+def test_tcp_relay_round_trip(router: tuple[zmq.Socket[bytes], str], tmp_path: Path) -> None:
+    socket, endpoint = router
+    script = tmp_path / "bot.py"
+    script.write_text(TCP_BOT)
+    env = {**os.environ, "ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": "t1"}
+    argv = [sys.executable, "-m", "arena.referee.stdio_bridge", "--tcp", sys.executable,
+            str(script)]
+    proc = subprocess.Popen(argv, env=env)
+    try:
+        peer, hello = _recv(socket)
+        assert json.loads(hello) == {"type": "hello", "token": "t1"}
+        for n in range(3):
+            socket.send_multipart([peer, json.dumps({"type": "request", "id": n}).encode()])
+            assert json.loads(_recv(socket)[1]) == {"echo": {"type": "request", "id": n}}
+        socket.send_multipart([peer, b'{"type": "shutdown"}'])
+        assert proc.wait(10) == 5
+    finally:
+        proc.kill()
+        proc.wait()
