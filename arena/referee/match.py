@@ -202,14 +202,14 @@ class _Match:
         assert seat.player.peer is not None
         request_id = next(self.ids)
         observation = self._engine(self.game.observation, self.state, seat.seat)
-        request = Request(
+        frame = encode(Request(
             id=request_id, kind=decision.kind, seat=seat.seat, observation=observation,
             events=seat.pending, options=None if decision.options is None
             else list(decision.options), context=dict(decision.context),
-            move_ms=self.time.move_ms, bank_ms=int(seat.bank_ms))
+            move_ms=self.time.move_ms, bank_ms=int(seat.bank_ms)))
         seat.pending = []
-        sent = self.clock()
-        if not self.transport.send(seat.player.peer, encode(request)):
+        sent = self.clock()  # after encoding: a bot is charged for the round trip only
+        if not self.transport.send(seat.player.peer, frame):
             return _Reply(gone=ForfeitReason.DISCONNECTED, request=request_id)
         reply = self._await(seat, request_id, sent + (self.time.move_ms + seat.bank_ms) / 1000)
         return self._charge(seat, reply, (self.clock() - sent) * 1000)
@@ -301,9 +301,13 @@ class _Match:
 
     def _record(self, seat: _Seat, decision: Decision, action: Any, source: str,
                 reply: _Reply, events: list[Event]) -> None:
-        for other in self.seats:
-            if other.player.peer is not None and other.forfeit is None:
-                other.pending.extend(e.to_wire() for e in events if e.visible(other.seat))
+        listeners = [s for s in self.seats if s.player.peer is not None and s.forfeit is None]
+        if listeners:
+            for event in events:  # one wire dict per event, shared by the seats that see it
+                wire = event.to_wire()
+                for other in listeners:
+                    if event.visible_to is None or other.seat in event.visible_to:
+                        other.pending.append(wire)
         if self.replay is None and self.on_step is None:
             return
         wire = reply.action if source == "bot" else self._engine(self.game.action_to_wire,
