@@ -64,9 +64,12 @@ static int send_text(void *socket, char *text) {
 }
 
 /* Handle one message; returns 1 to go on, 0 on shutdown, -1 on a fatal error. */
-static int handle(void *socket, cJSON *message, cJSON **game, const arena_strategy *s) {
+static int handle(void *socket, cJSON *message, cJSON **game, int *welcomed,
+                  const arena_strategy *s) {
     const char *type = arena_type(message);
-    if (strcmp(type, "game_start") == 0) {
+    if (strcmp(type, "welcome") == 0) {
+        *welcomed = 1;
+    } else if (strcmp(type, "game_start") == 0) {
         cJSON_Delete(*game);
         *game = cJSON_Duplicate(message, 1);
     } else if (strcmp(type, "request") == 0) {
@@ -77,11 +80,12 @@ static int handle(void *socket, cJSON *message, cJSON **game, const arena_strate
         if (send_text(socket, text) < 0) return -1;
     } else if (strcmp(type, "game_over") == 0) {
         if (s->game_over) s->game_over(message);
-    } else if (strcmp(type, "error") == 0) { /* information only: carry on */
+    } else if (strcmp(type, "error") == 0) { /* information, except before welcome: no seat */
         const cJSON *code = cJSON_GetObjectItemCaseSensitive(message, "code");
         const cJSON *detail = cJSON_GetObjectItemCaseSensitive(message, "detail");
         fprintf(stderr, "arena: %s: %s\n", cJSON_IsString(code) ? code->valuestring : "?",
                 cJSON_IsString(detail) ? detail->valuestring : "");
+        if (!*welcomed) return -1;
     } else if (strcmp(type, "shutdown") == 0) {
         return 0;
     }
@@ -101,6 +105,7 @@ int arena_run(int argc, char **argv, const arena_strategy *strategy,
     zmq_setsockopt(socket, ZMQ_LINGER, &linger, sizeof linger);
     int status = 1;
     cJSON *game = NULL;
+    int welcomed = 0;
     if (zmq_connect(socket, endpoint) != 0 ||
         send_text(socket, arena_encode_hello(token, name, version)) != 0) {
         fprintf(stderr, "cannot reach %s: %s\n", endpoint, zmq_strerror(zmq_errno()));
@@ -120,7 +125,7 @@ int arena_run(int argc, char **argv, const arena_strategy *strategy,
             fprintf(stderr, "arena: ignored a frame that is not a referee message\n");
             continue;
         }
-        int go_on = handle(socket, message, &game, strategy);
+        int go_on = handle(socket, message, &game, &welcomed, strategy);
         cJSON_Delete(message);
         if (go_on <= 0) {
             status = go_on == 0 ? 0 : 1;

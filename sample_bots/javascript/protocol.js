@@ -55,6 +55,7 @@ async function run(strategy, { name, version }) {
   socket.connect(endpoint);
   await socket.send(encodeHello(token, name, version));
   let game = null;
+  let welcomed = false;
   try {
     for await (const [bytes] of socket) {
       const message = decode(bytes);
@@ -69,12 +70,16 @@ async function run(strategy, { name, version }) {
         case "game_over":
           strategy.gameOver?.(message);
           break;
-        case "error": // information only: the referee goes on, and so do we
+        case "error": // information only, except before welcome: then we have no seat
           console.error(`arena: ${message.code}: ${message.detail}`);
+          if (!welcomed) throw new Error("refused by the referee");
           break;
         case "shutdown":
           return;
-        default: // welcome
+        case "welcome":
+          welcomed = true;
+          break;
+        default:
           break;
       }
     }

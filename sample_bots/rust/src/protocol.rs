@@ -57,6 +57,7 @@ pub fn run(strategy: &mut dyn Strategy, name: &str, version: &str) -> Result<(),
     socket.connect(&endpoint).map_err(|e| format!("cannot reach {endpoint}: {e}"))?;
     socket.send(encode_hello(&token, name, version), 0).map_err(|e| e.to_string())?;
     let mut game = Value::Null;
+    let mut welcomed = false;
     loop {
         let frame = socket.recv_bytes(0).map_err(|e| e.to_string())?;
         let message = match decode(&frame) {
@@ -74,10 +75,16 @@ pub fn run(strategy: &mut dyn Strategy, name: &str, version: &str) -> Result<(),
                 socket.send(encode_action(id, &action), 0).map_err(|e| e.to_string())?;
             }
             "game_over" => strategy.game_over(&message),
-            // information only: the referee goes on, and so do we
-            "error" => eprintln!("arena: {}: {}", message["code"], message["detail"]),
+            "error" => {
+                // information only, except before welcome: then we have no seat
+                eprintln!("arena: {}: {}", message["code"], message["detail"]);
+                if !welcomed {
+                    return Err("refused by the referee".into());
+                }
+            }
+            "welcome" => welcomed = true,
             "shutdown" => return Ok(()),
-            _ => {} // welcome
+            _ => {}
         }
     }
 }
