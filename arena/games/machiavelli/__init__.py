@@ -44,7 +44,7 @@ class Machiavelli:
 
     def to_act(self, state: State) -> Decision | None:
         """Return the current decision, or None when the game is over."""
-        current = rules.legal(state)
+        current = state.cache or rules.legal(state)
         return None if current is None else current.decision
 
     def parse_action(self, decision: Decision, payload: Json) -> Action:
@@ -73,23 +73,28 @@ class Machiavelli:
 
     def default_action(self, state: State, seat: int) -> Action:
         """Return the first legal option (options are ordered safest first)."""
-        return self._actions(state)[0]
+        current = self._current(state)
+        current.checked = action = current.actions[0]
+        return action
 
     def random_action(self, state: State, seat: int, rng: random.Random) -> Action:
         """Return a uniformly chosen legal action."""
-        actions = self._actions(state)
-        return actions[rng.randrange(len(actions))]
+        current = self._current(state)
+        # choice(seq) draws exactly as seq[randrange(len(seq))] did, so games are unchanged
+        current.checked = action = rng.choice(current.actions)
+        return action
 
     def legal_actions(self, state: State) -> tuple[Action, ...]:
         """Return the legal actions of the current decision (empty when over)."""
-        current = rules.legal(state)
+        current = state.cache or rules.legal(state)
         return () if current is None else current.actions
 
-    def _actions(self, state: State) -> tuple[Action, ...]:
-        actions = self.legal_actions(state)
-        if not actions:
+    @staticmethod
+    def _current(state: State) -> rules.Legal:
+        current = state.cache or rules.legal(state)
+        if current is None or not current.actions:
             raise ValueError("the game is over: no action to choose")
-        return actions
+        return current
 
     def to_json(self, state: State) -> dict[str, Json]:
         """Return the whole state as JSON-ready data."""

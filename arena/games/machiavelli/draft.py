@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from arena.core.game import Event
 
-from .actions import Action, ActionType, Kind, make
+from .actions import Action, ActionTable, ActionType, Kind
 from .cards import Character
 from .events import private, public
 from .state import Phase, State
@@ -100,18 +100,21 @@ def advance(state: State, events: list[Event]) -> None:
         return
 
 
+_PICK, _DISCARD = ActionTable(ActionType.PICK_CHARACTER, "character"), ActionTable(
+    ActionType.DISCARD_CHARACTER, "character")
+_KINDS = {PICK: Kind.PICK_CHARACTER.value, DISCARD: Kind.DISCARD_CHARACTER.value}
+
+
 def decision_seat(state: State) -> tuple[int, str]:
     """Return the seat that must choose now and the decision kind."""
-    offset, op = steps(state.players)[state.draft_index]
-    kind = Kind.PICK_CHARACTER if op == PICK else Kind.DISCARD_CHARACTER
-    return (state.crown + offset) % state.players, kind
+    offset, op = _STEPS[state.players][state.draft_index]
+    return (state.crown + offset) % state.players, _KINDS[op]
 
 
 def legal(state: State, kind: str) -> list[Action]:
     """Return the legal draft actions, in rank order."""
-    action_type = (ActionType.PICK_CHARACTER if kind == Kind.PICK_CHARACTER
-                   else ActionType.DISCARD_CHARACTER)
-    return [make(action_type, character=c) for c in sorted(state.pool)]
+    table = _PICK if kind == Kind.PICK_CHARACTER else _DISCARD
+    return list(map(table.__getitem__, sorted(state.pool)))
 
 
 def apply(state: State, seat: int, action: Action, events: list[Event]) -> None:

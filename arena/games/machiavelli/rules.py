@@ -13,18 +13,23 @@ from arena.core.errors import IllegalAction
 from arena.core.game import Decision, Event, Json, Termination
 
 from . import draft, effects, scoring, turn
-from .actions import Action, Kind, shared_wire
-from .cards import Character
+from .actions import Action, Kind, shared_wires
+from .cards import NAMES, Character
 from .events import gold, public
 from .state import Pending, Phase, State
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Legal:
-    """The current decision with its legal actions (cached in `State.cache`)."""
+    """The current decision with its legal actions (cached in `State.cache`).
+
+    `checked` is an action already found legal for the deciding seat (by `validate`, or
+    chosen from `actions` by the engine), so that `apply` need not look for it again.
+    """
 
     decision: Decision
     actions: tuple[Action, ...]
+    checked: Action | None = None
 
 
 def settle(state: State) -> list[Event]:
@@ -110,18 +115,17 @@ def legal(state: State) -> Legal | None:
         return cached
     if state.phase == Phase.DRAFT:
         seat, kind = draft.decision_seat(state)
-        actions = draft.legal(state, kind)
-        context: dict[str, Json] = {"characters": [a.character.wire for a in actions
-                                                   if a.character is not None]}
+        actions = tuple(draft.legal(state, kind))
+        context: dict[str, Json] = {"characters": list(map(NAMES.__getitem__,
+                                                           sorted(state.pool)))}
     elif state.phase == Phase.TURN and state.current_seat is not None:
         seat = state.current_seat
-        kind, actions = turn.legal(state)
+        kind, listed = turn.legal(state)
+        actions = tuple(listed)
         context = _turn_context(state, seat)
     else:
         return None
-    result = Legal(Decision(seat, str(kind), tuple(map(shared_wire, actions)), context),
-                   tuple(actions))
-    state.cache = result
+    result = state.cache = Legal(Decision(seat, kind, shared_wires(actions), context), actions)
     return result
 
 
@@ -149,16 +153,19 @@ def validate(state: State, seat: int, action: Action) -> Legal:
         IllegalAction: the game is over, another seat must decide, or the action is not
             among the legal ones now (the message says why where it can).
     """
-    current = legal(state)
+    current = state.cache or legal(state)
     if current is None:
         raise IllegalAction("the game is over")
     decision = current.decision
+    if current.checked is action and seat == decision.seat:
+        return current
     if seat != decision.seat:
         raise IllegalAction(f"seat {seat} may not act now: seat {decision.seat} must decide "
                             f"({decision.kind})")
     if action not in current.actions:
         raise IllegalAction(f"{action.to_wire()} is not legal for seat {seat} now "
                             f"({decision.kind}): {_why(state, seat, action, decision.kind)}")
+    current.checked = action
     return current
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from arena.core.game import Event
 
 from . import cards as C
-from .actions import Action, ActionType, Kind, make
+from .actions import Action, ActionTable, ActionType, Kind, make
 from .cards import COST, INCOME_TYPE, TYPE, Character, DistrictType
 from .events import gold, private, public
 from .state import Pending, Phase, State
@@ -28,17 +28,15 @@ def draw(state: State, count: int) -> list[str]:
     return drawn
 
 
-def _distinct(cards: list[str]) -> list[str]:
-    return list(dict.fromkeys(cards))
+FACTORY_COST: dict[str, int] = {
+    d: max(0, cost - 1) if TYPE[d] is DistrictType.UNIQUE and d != C.FACTORY else cost
+    for d, cost in COST.items()}
+"""Build costs in a city with the Factory (it discounts the other unique districts)."""
 
 
 def build_cost(state: State, seat: int, district: str) -> int:
     """Gold to build `district` for `seat` (the Factory discounts other unique districts)."""
-    cost = COST[district]
-    if (TYPE[district] is DistrictType.UNIQUE and district != C.FACTORY
-            and C.FACTORY in state.cities[seat]):
-        cost = max(0, cost - 1)
-    return cost
+    return (FACTORY_COST if C.FACTORY in state.cities[seat] else COST)[district]
 
 
 def complete(state: State, seat: int) -> bool:
@@ -96,75 +94,108 @@ def _gain(state: State, seat: int, amount: int, character: Character,
                          gold=gold((seat, amount))))
 
 
+# the interned actions with an argument, by argument (a dict hit instead of a `make` call)
+KEEP_CARD, DISCARD_CARD = ActionTable(T.KEEP_CARD, "district"), ActionTable(
+    T.DISCARD_CARD, "district")
+PAY_CARD, BUILD = ActionTable(T.PAY_CARD, "district"), ActionTable(T.BUILD, "district")
+PAY_WITH_CARDS = ActionTable(T.PAY_WITH_CARDS, "district")
+BEAUTIFY, LABORATORY = ActionTable(T.BEAUTIFY, "district"), ActionTable(T.LABORATORY, "district")
+KILL, ROB = ActionTable(T.KILL, "character"), ActionTable(T.ROB, "character")
+SWAP_HANDS, DESTROY = ActionTable(T.SWAP_HANDS, "seat"), ActionTable(
+    T.DESTROY, "seat", "district")
+K_TURN, K_KEEP = Kind.TURN.value, Kind.KEEP_CARD.value
+K_EXCHANGE, K_DEN = Kind.EXCHANGE_CARDS.value, Kind.THIEVES_DEN.value
+
+# the ability options depend only on the cast (and the killed character, or the seat), so
+# they are built once per key; they are immutable tuples, shared freely
+_KILLS: dict[tuple[Character, ...], tuple[Action, ...]] = {}
+_ROBS: dict[tuple[tuple[Character, ...], Character | None], tuple[Action, ...]] = {}
+_SWAPS: dict[tuple[int, int], tuple[Action, ...]] = {}
+
+
 def legal(state: State) -> tuple[str, list[Action]]:
     """Return the decision kind and the legal actions of the current turn, safest first."""
     seat = state.current_seat
     assert seat is not None
+    pending = state.pending
+    if pending is None:
+        return K_TURN, _turn_actions(state, seat)
     hand = state.hands[seat]
-    if state.pending == Pending.KEEP:
-        return Kind.KEEP_CARD, [make(T.KEEP_CARD, district=d) for d in _distinct(state.aside)]
-    if state.pending == Pending.EXCHANGE:
-        return Kind.EXCHANGE_CARDS, [DONE, *(make(T.DISCARD_CARD, district=d)
-                                             for d in _distinct(hand))]
-    if state.pending == Pending.DEN:
-        due = build_cost(state, seat, C.THIEVES_DEN) - len(state.aside)
-        done = [DONE] if state.gold[seat] >= due else []
-        pays = [] if due <= 0 else [make(T.PAY_CARD, district=d)
-                                    for d in _distinct(hand) if d != C.THIEVES_DEN]
-        return Kind.THIEVES_DEN, done + pays
-    return Kind.TURN, _turn_actions(state, seat)
+    if pending == Pending.KEEP:
+        return K_KEEP, list(map(KEEP_CARD.__getitem__, dict.fromkeys(state.aside)))
+    if pending == Pending.EXCHANGE:
+        return K_EXCHANGE, [DONE, *map(DISCARD_CARD.__getitem__, dict.fromkeys(hand))]
+    due = build_cost(state, seat, C.THIEVES_DEN) - len(state.aside)
+    done = [DONE] if state.gold[seat] >= due else []
+    pays = [] if due <= 0 else [PAY_CARD[d] for d in dict.fromkeys(hand) if d != C.THIEVES_DEN]
+    return K_DEN, done + pays
 
 
 def _turn_actions(state: State, seat: int) -> list[Action]:
     character = state.current_char
     assert character is not None
-    used, hand, city, purse = state.used, state.hands[seat], state.cities[seat], state.gold[seat]
-    actions = [GATHER_GOLD, GATHER_CARDS] if not state.gathered else []
+    used, city, purse, gathered = state.used, state.cities[seat], state.gold[seat], state.gathered
     if character in INCOME_TYPE and "income" not in used:
-        actions.append(INCOME)
-    if state.gathered:
-        actions.append(END_TURN)
+        actions = [INCOME, END_TURN] if gathered else [GATHER_GOLD, GATHER_CARDS, INCOME]
+    else:
+        actions = [END_TURN] if gathered else [GATHER_GOLD, GATHER_CARDS]
     if "ability" not in used:
         actions.extend(_ability_actions(state, seat, character))
-    if character is Character.ARTIST and used.count("beautify") < 2 and purse >= 1:
+    if character is Character.ARTIST and purse >= 1 and used.count("beautify") < 2:
         done = state.beautified[seat]
-        actions.extend(make(T.BEAUTIFY, district=d) for d in _distinct(city)
+        actions.extend(BEAUTIFY[d] for d in dict.fromkeys(city)
                        if city.count(d) > done.count(d))
-    if state.gathered and state.builds_left > 0:
-        actions.extend(_build_actions(state, seat))
+    if gathered and state.builds_left > 0:
+        _build_actions(state, seat, actions)
     if C.LABORATORY in city and "laboratory" not in used:
-        actions.extend(make(T.LABORATORY, district=d) for d in _distinct(hand))
-    if C.SMITHY in city and "smithy" not in used and purse >= 2:
+        actions.extend(map(LABORATORY.__getitem__, dict.fromkeys(state.hands[seat])))
+    if C.SMITHY in city and purse >= 2 and "smithy" not in used:
         actions.append(SMITHY)
     return actions
 
 
-def _ability_actions(state: State, seat: int, character: Character) -> list[Action]:
+def _ability_actions(state: State, seat: int, character: Character) -> tuple[Action, ...]:
     if character is Character.ASSASSIN:
-        return [make(T.KILL, character=c) for c in state.cast if c is not Character.ASSASSIN]
+        cast = tuple(state.cast)
+        kills = _KILLS.get(cast)
+        if kills is None:
+            kills = _KILLS[cast] = tuple(KILL[c] for c in cast if c is not Character.ASSASSIN)
+        return kills
     if character is Character.THIEF:
-        return [make(T.ROB, character=c) for c in state.cast
-                if c.rank > 2 and c is not state.killed]
+        key = (tuple(state.cast), state.killed)
+        robs = _ROBS.get(key)
+        if robs is None:
+            robs = _ROBS[key] = tuple(ROB[c] for c in key[0] if c.rank > 2 and c is not key[1])
+        return robs
     if character is Character.MAGICIAN:
-        swaps = [make(T.SWAP_HANDS, seat=s) for s in range(state.players) if s != seat]
-        return swaps + ([EXCHANGE] if state.hands[seat] else [])
+        swaps = _SWAPS.get((state.players, seat))
+        if swaps is None:
+            swaps = _SWAPS[state.players, seat] = tuple(
+                SWAP_HANDS[s] for s in range(state.players) if s != seat)
+        return (*swaps, EXCHANGE) if state.hands[seat] else swaps
     if character is Character.WARLORD:
         return _destroy_actions(state, seat)
     if character is Character.TAX_COLLECTOR and state.tax_token > 0:
-        return [TAKE_TAX]
-    return []
+        return (TAKE_TAX,)
+    return ()
 
 
-def _destroy_actions(state: State, seat: int) -> list[Action]:
+def _destroy_actions(state: State, seat: int) -> tuple[Action, ...]:
     actions = []
-    purse = state.gold[seat]
+    purse, size = state.gold[seat], int(state.rules["city_size"])
     for target in range(state.players):
-        if target == state.bishop_seat or complete(state, target):
+        city = state.cities[target]
+        if target == state.bishop_seat or len(city) >= size:
             continue
-        for d in _distinct(state.cities[target]):
-            if d != C.KEEP and destroy_price(state, target, d) <= purse:
-                actions.append(make(T.DESTROY, seat=target, district=d))
-    return actions
+        beautified = state.beautified[target]
+        for d in dict.fromkeys(city):
+            if d == C.KEEP:
+                continue
+            # price: cost - 1, +1 when every copy is beautified (the plain one goes first)
+            price = COST[d] if city.count(d) <= beautified.count(d) else COST[d] - 1
+            if max(0, price) <= purse:
+                actions.append(DESTROY[target, d])
+    return tuple(actions)
 
 
 def can_place(state: State, seat: int, district: str) -> bool:
@@ -173,18 +204,18 @@ def can_place(state: State, seat: int, district: str) -> bool:
     return district not in city or C.QUARRY in city
 
 
-def _build_actions(state: State, seat: int) -> list[Action]:
-    hand, purse = state.hands[seat], state.gold[seat]
-    actions = []
-    for d in _distinct(hand):
-        if not can_place(state, seat, d):
+def _build_actions(state: State, seat: int, actions: list[Action]) -> None:
+    hand, purse, city = state.hands[seat], state.gold[seat], state.cities[seat]
+    quarry = C.QUARRY in city
+    costs = FACTORY_COST if C.FACTORY in city else COST
+    for d in dict.fromkeys(hand):
+        if d in city and not quarry:
             continue
-        cost = build_cost(state, seat, d)
+        cost = costs[d]
         if cost <= purse:
-            actions.append(make(T.BUILD, district=d))
+            actions.append(BUILD[d])
         if d == C.THIEVES_DEN and len(hand) >= 2 and purse + len(hand) - 1 >= cost:
-            actions.append(make(T.PAY_WITH_CARDS, district=d))
-    return actions
+            actions.append(PAY_WITH_CARDS[d])
 
 
 def why_illegal(state: State, seat: int, action: Action) -> str:
