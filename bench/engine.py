@@ -1,50 +1,124 @@
 """Benchmark the machiavelli engine: 4-player random play on one core.
 
 Prints the mean time per decision cycle (to_act + observation for the acting seat + validate +
-apply), split by decision kind, and games per second. Figures only, no asserts.
+apply, the random choice included), split by decision kind, and games per second. Figures
+only, no asserts.
+
+The machine is often shared and noisy, so the same run also times two baselines that do not
+depend on the engine, and prints the cycle as a ratio of each; compare ratios across
+machines (or across runs on a loaded machine), not microseconds:
+- `bare loop`: the same loop shape (clock reads, a per-kind tally) calling a no-op function
+  in place of each of the five engine calls;
+- `json.dumps(obs)`: serializing the cycle's observation, the least a referee does with it.
+Games/s is also given per second of CPU time the process got, which moves less with load.
+
 Run: .venv/bin/python bench/engine.py [games]
 """
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 
 from arena.games.machiavelli import GAME
 
+Tally = dict[str, list[float]]
 
-def main(games: int = 300, players: int = 4) -> None:
-    """Play `games` random games and print the timings."""
-    per_kind: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
-    cycles = 0
+
+def _noop(*_args: object) -> object:
+    """Stands in for an engine call in the bare-loop baseline."""
+    return None
+
+
+class Totals:
+    """What one run measured: per-kind cycle times and the run-wide sums."""
+
+    def __init__(self) -> None:
+        self.per_kind: Tally = defaultdict(lambda: [0.0, 0])
+        self.cycles = 0
+        self.wall = self.cpu = self.dumps = self.bare = 0.0
+
+
+def play_one(seed: int, players: int, totals: Totals) -> None:
+    """Play one random game, adding its cycle times and json.dumps times to `totals`."""
+    per_kind, clock = totals.per_kind, time.perf_counter
+    state = GAME.new_game(players, {}, seed)
+    policy = random.Random(seed)
+    while True:
+        t0 = clock()
+        decision = GAME.to_act(state)
+        if decision is None:
+            break
+        obs = GAME.observation(state, decision.seat)
+        action = GAME.random_action(state, decision.seat, policy)
+        GAME.validate(state, decision.seat, action)
+        GAME.apply(state, decision.seat, action)
+        t1 = clock()
+        entry = per_kind[decision.kind]
+        entry[0] += t1 - t0
+        entry[1] += 1
+        totals.cycles += 1
+        json.dumps(obs)
+        totals.dumps += clock() - t1
+    GAME.outcome(state)
+
+
+def bare_loop(cycles: int, call: Callable[..., object] = _noop) -> float:
+    """Return the seconds taken by `cycles` turns of the benchmark loop with no-op calls."""
+    per_kind: Tally = defaultdict(lambda: [0.0, 0])
     clock = time.perf_counter
     start = clock()
+    for _ in range(cycles):
+        t0 = clock()
+        decision = call(None)
+        call(None, 0)
+        call(None, 0, None)
+        call(None, 0, decision)
+        call(None, 0, decision)
+        entry = per_kind["turn"]
+        entry[0] += clock() - t0
+        entry[1] += 1
+    return clock() - start
+
+
+def run(games: int, players: int) -> Totals:
+    """Play `games` games, timing a bare loop of the same length after each one (so both
+    see the same load on a shared machine)."""
+    totals = Totals()
     for seed in range(games):
-        state = GAME.new_game(players, {}, seed)
-        policy = random.Random(seed)
-        while True:
-            t0 = clock()
-            decision = GAME.to_act(state)
-            if decision is None:
-                break
-            GAME.observation(state, decision.seat)
-            action = GAME.random_action(state, decision.seat, policy)
-            GAME.validate(state, decision.seat, action)
-            GAME.apply(state, decision.seat, action)
-            entry = per_kind[decision.kind]
-            entry[0] += clock() - t0
-            entry[1] += 1
-            cycles += 1
-        GAME.outcome(state)
-    elapsed = clock() - start
+        before, wall, cpu = totals.cycles, time.perf_counter(), time.process_time()
+        play_one(seed, players, totals)
+        totals.cpu += time.process_time() - cpu
+        totals.wall += time.perf_counter() - wall
+        totals.bare += bare_loop(totals.cycles - before)
+    # engine time = game time - json.dumps time; its CPU time is estimated with the share
+    # of a core the process got over the run (< 1 when other processes compete)
+    share = totals.cpu / totals.wall
+    totals.wall -= totals.dumps
+    totals.cpu = totals.wall * share
+    return totals
+
+
+def main(games: int = 300, players: int = 4) -> None:
+    """Play `games` random games and print the timings with the baselines."""
+    t = run(games, players)
+    cycle, bare, dumps = t.wall / t.cycles, t.bare / t.cycles, t.dumps / t.cycles
     print(f"machiavelli, {players} players, {games} random games on one core")
-    print(f"  games/s:              {games / elapsed:8.1f}")
-    print(f"  decisions per game:   {cycles / games:8.1f}")
-    print(f"  mean us per cycle:    {1e6 * elapsed / cycles:8.2f}  (incl. new_game and outcome)")
-    for kind, (seconds, count) in sorted(per_kind.items(), key=lambda kv: -kv[1][1]):
+    print(f"  games/s:              {games / t.wall:8.1f}  "
+          f"({games / t.cpu:.1f} per second of CPU time this process got)")
+    print(f"  decisions per game:   {t.cycles / games:8.1f}")
+    print(f"  mean us per cycle:    {1e6 * cycle:8.2f}  (incl. new_game and outcome)")
+    for kind, (seconds, count) in sorted(t.per_kind.items(), key=lambda kv: -kv[1][1]):
         print(f"  {kind:18s} {1e6 * seconds / count:8.2f} us  x {int(count)}")
+    print("baselines timed alongside (compare these ratios across machines and loads):")
+    print(f"  bare loop:            {1e6 * bare:8.2f} us per cycle; "
+          f"cycle = {cycle / bare:5.1f} x bare loop")
+    print(f"  json.dumps(obs):      {1e6 * dumps:8.2f} us per cycle; "
+          f"cycle = {cycle / dumps:5.2f} x json.dumps(obs)")
 
 
 if __name__ == "__main__":
