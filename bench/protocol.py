@@ -1,28 +1,51 @@
-"""Protocol benchmark: (a) bare pyzmq ROUTER/DEALER ping-pong with frames the size of real
-requests and actions, (b) the referee with a persistent Python random bot over real
-`machiavelli` decisions; median and p99 per round trip, the ratio b/a (target <= 1.3), and
-games/s of a 4-player game between four persistent Python random bots.
+"""Protocol benchmark: what a referee round trip costs next to a bare ZeroMQ one.
 
-Run: `.venv/bin/python bench/protocol.py [--games N]`. Prints figures; asserts nothing.
+(a)  bare pyzmq ROUTER/DEALER ping-pong (this process <-> an echo process), with the real
+     request frames recorded in (b) and an action-sized reply;
+(a') the same, with this process spinning between round trips for the referee's CPU time
+     per request of the bot in (b) (engine, other seats): a process that computes between
+     messages (cold caches, the scheduler's view of it on a loaded machine) already pays
+     this much more on the bare transport;
+(b)  the referee with a persistent Python random bot (the sample bot through
+     `arena.client`) among three built-ins, over real `machiavelli` decisions: the round
+     trip the bot is charged (send -> action parsed).
+(a), (a') and (b) run interleaved in `--rounds` blocks so that a load from elsewhere hits
+them alike. Then a breakdown of (b) (engine, encode, bot, transport), and games/s of a
+4-player game between four persistent Python random bots. Target: b/a <= 1.3.
+
+Run: `.venv/bin/python bench/protocol.py [--games N] [--rounds R]`. Prints figures; asserts
+nothing. On a loaded machine run it 2-3 times and read the ranges.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import zmq
 
+import arena.referee.match as match
+from arena.core.registry import Registry
+from arena.games import REGISTRY
+from arena.protocol import Request
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
 from arena.referee.replay import Step
 
 ROOT = Path(__file__).resolve().parents[1]
-RANDOM_BOT = (sys.executable, str(ROOT / "sample_bots" / "python" / "random_bot.py"))
+SAMPLES = ROOT / "sample_bots" / "python"
+RANDOM_BOT = (sys.executable, str(SAMPLES / "random_bot.py"))
+ACTION = b'{"type":"action","id":123,"action":{"type":"pick_character","character":"king"}}'
 ECHO = """
 import sys, zmq
 socket = zmq.Context().socket(zmq.DEALER)
@@ -32,75 +55,192 @@ socket.send(b"ready")
 while (frame := socket.recv()) != b"stop":
     socket.send(reply)
 """
+TIMED_BOT = """
+import atexit, json, os, statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+import zmq
+import arena.client as client
+import random_bot
+wall, cpu, decode = [], [], []
+mark = [0.0, 0.0]
+real_send, real_recv, real_decode = zmq.Socket.send, zmq.Socket.recv, client.decode_referee
+def timed_decode(frame):
+    start = time.perf_counter()
+    message = real_decode(frame)
+    decode.append(time.perf_counter() - start)
+    return message
+def recv(self, *args, **kwargs):
+    frame = real_recv(self, *args, **kwargs)
+    mark[0], mark[1] = time.perf_counter(), time.thread_time()
+    return frame
+def send(self, data, *args, **kwargs):
+    if mark[0]:
+        wall.append(time.perf_counter() - mark[0])
+        cpu.append(time.thread_time() - mark[1])
+    return real_send(self, data, *args, **kwargs)
+client.decode_referee, zmq.Socket.recv, zmq.Socket.send = timed_decode, recv, send
+def report():
+    with open(os.environ["BENCH_BOT_REPORT"], "w") as out:
+        json.dump({"wall": statistics.median(wall), "cpu": statistics.median(cpu),
+                   "decode": statistics.median(decode), "n": len(wall)}, out)
+atexit.register(report)
+client.run(random_bot.act, name="random", version="1.0", argv=[])
+"""
+"""The sample random bot, timing in its own process the time from a frame received to the
+action sent (wall and CPU) and the decoding of the request (~1 us of overhead per message)."""
 
 
-def percentile(values: list[float], q: float) -> float:
+def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def referee_round_trips(games: int, workdir: Path) -> tuple[list[float], list[int]]:
-    """(b): round trips (ms) of one process bot among built-ins, and the request sizes."""
-    times: list[float] = []
-    bots = [BotSpec("bot", RANDOM_BOT), *(BotSpec(f"b{i}", ("builtin:random",)) for i in range(3))]
+def us(seconds: float) -> str:
+    return f"{seconds * 1e6:.0f} us"
+
+
+class Samples(defaultdict[str, list[float]]):
+    """Durations in seconds by label."""
+
+    def __init__(self) -> None:
+        super().__init__(list)
+
+    def median(self, label: str) -> float:
+        return statistics.median(self[label]) if self[label] else 0.0
+
+
+class TimedGame:
+    """An engine whose every method call is timed into `samples["engine:NAME"]`."""
+
+    def __init__(self, game: Any, samples: Samples) -> None:
+        self._game, self._samples, self.info = game, samples, game.info
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._game, name)
+        if not callable(attr):
+            return attr
+        sink = self._samples[f"engine:{name}"]
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return attr(*args, **kwargs)
+            finally:
+                sink.append(time.perf_counter() - start)
+
+        setattr(self, name, timed)  # found directly next time
+        return timed
+
+
+def instrument(samples: Samples, frames: list[bytes]) -> Callable[[], None]:
+    """Time the referee's request encoding and action decoding; keep the request frames.
+
+    Returns the function that undoes it.
+    """
+    # monkeypatching the names run_game calls (bench only)
+    encode, decode = getattr(match, "encode"), getattr(match, "decode_bot")  # noqa: B009
+
+    def timed_encode(message: Any) -> bytes:
+        start = time.perf_counter()
+        frame: bytes = encode(message)
+        if isinstance(message, Request):
+            samples["encode"].append(time.perf_counter() - start)
+            frames.append(frame)
+        return frame
+
+    def timed_decode(frame: bytes, *args: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return decode(frame, *args)
+        finally:
+            samples["decode"].append(time.perf_counter() - start)
+
+    setattr(match, "encode", timed_encode)  # noqa: B010
+    setattr(match, "decode_bot", timed_decode)  # noqa: B010
+
+    def undo() -> None:
+        setattr(match, "encode", encode)  # noqa: B010
+        setattr(match, "decode_bot", decode)  # noqa: B010
+    return undo
+
+
+class Echo:
+    """(a): a ROUTER here, a DEALER echo process there."""
+
+    def __init__(self, reply_size: int) -> None:
+        self._tmp = tempfile.TemporaryDirectory()
+        self._context = zmq.Context()
+        self._router = self._context.socket(zmq.ROUTER)
+        endpoint = f"ipc://{self._tmp.name}/bench.sock"
+        self._router.bind(endpoint)
+        self._child = subprocess.Popen([sys.executable, "-c", ECHO, endpoint, str(reply_size)])
+        self._peer, _ = self._router.recv_multipart()
+        self._poller = zmq.Poller()
+        self._poller.register(self._router, zmq.POLLIN)
+
+    def round_trips(self, frames: Iterator[bytes], count: int, busy_s: float = 0.0,
+                    ) -> list[float]:
+        times = []
+        for _ in range(count):
+            if busy_s:
+                until = time.perf_counter() + busy_s
+                while time.perf_counter() < until:
+                    pass
+            frame = next(frames)
+            start = time.perf_counter()
+            self._router.send_multipart([self._peer, frame])
+            self._poller.poll(5000)
+            self._router.recv_multipart()
+            times.append(time.perf_counter() - start)
+        return times
+
+    def close(self) -> None:
+        self._router.send_multipart([self._peer, b"stop"])
+        self._child.wait()
+        self._router.close(linger=0)
+        self._context.term()
+        self._tmp.cleanup()
+
+
+def interleaved(games: int, rounds: int, workdir: Path) -> dict[str, Any]:
+    """Run (b), (a) and (a') in `rounds` blocks; return every sample."""
+    samples, frames = Samples(), list[bytes]()
+    registry = Registry()
+    registry.register(TimedGame(REGISTRY.get("machiavelli"), samples))  # type: ignore[arg-type]
+    report = workdir / "bot.json"
+    bots = [BotSpec("bot", (sys.executable, "-c", TIMED_BOT, str(SAMPLES)),
+                    env={"BENCH_BOT_REPORT": str(report)}),
+            *(BotSpec(f"b{i}", ("builtin:random",)) for i in range(3))]
 
     def keep(step: Step) -> None:
         if step.source == "bot":
-            times.append(step.time_ms)
+            samples["b"].append(step.time_ms / 1000)
 
-    with Referee(bots, TimeControl(move_ms=5000), FaultPolicy(), workdir) as referee:
-        for seed in range(games):
-            referee.play("machiavelli", {}, seed, ["bot", "b0", "b1", "b2"], on_step=keep)
-        sizes = _request_sizes(referee, workdir)
-    return times, sizes
-
-
-def _request_sizes(referee: Referee, workdir: Path) -> list[int]:
-    """Sizes of real request frames, from one game with a replay and the same engine."""
-    from arena.games import REGISTRY
-    from arena.protocol import Request, encode
-    from arena.referee.replay import read_replay
-    from arena.referee.review import resimulate
-
-    path = workdir / "sizes.jsonl"
-    referee.play("machiavelli", {}, 999, ["bot", "b0", "b1", "b2"], replay=path)
-    game = REGISTRY.get("machiavelli")
-    sizes = []
-    for item in resimulate(read_replay(path), game):
-        decision = item.decision
-        assert decision is not None
-        request = Request(id=1, kind=decision.kind, seat=decision.seat,
-                          observation=game.observation(item.before, decision.seat), events=[],
-                          options=list(decision.options or []), context=dict(decision.context),
-                          move_ms=1000, bank_ms=0)
-        sizes.append(len(encode(request)))
-    return sizes
-
-
-def bare_round_trips(request_size: int, action_size: int, count: int) -> list[float]:
-    """(a): ROUTER in this process, DEALER echo in another, frames of the given sizes."""
-    context = zmq.Context()
-    router = context.socket(zmq.ROUTER)
-    with tempfile.TemporaryDirectory() as tmp:
-        endpoint = f"ipc://{tmp}/bench.sock"
-        router.bind(endpoint)
-        child = subprocess.Popen([sys.executable, "-c", ECHO, endpoint, str(action_size)])
-        peer, _ = router.recv_multipart()
-        payload = b"x" * request_size
-        poller = zmq.Poller()
-        poller.register(router, zmq.POLLIN)
-        times = []
-        for _ in range(count):
-            start = time.monotonic()
-            router.send_multipart([peer, payload])
-            poller.poll(5000)
-            router.recv_multipart()
-            times.append((time.monotonic() - start) * 1000)
-        router.send_multipart([peer, b"stop"])
-        child.wait()
-    router.close(linger=0)
-    context.term()
-    return times
+    echo = Echo(len(ACTION))
+    undo = instrument(samples, frames)
+    decisions = 0
+    try:
+        with Referee(bots, TimeControl(move_ms=5000), FaultPolicy(), workdir,
+                     registry=registry) as referee:
+            seeds = iter(range(games))
+            for block in range(rounds):
+                before, start, cpu = len(samples["b"]), time.perf_counter(), time.thread_time()
+                for seed in itertools.islice(seeds, games // rounds + (block < games % rounds)):
+                    decisions += referee.play("machiavelli", {}, seed,
+                                              ["bot", "b0", "b1", "b2"], on_step=keep).decisions
+                asked = len(samples["b"]) - before
+                wall = time.perf_counter() - start
+                # the referee's CPU time per request of the bot (its send/recv part is small)
+                busy = (time.thread_time() - cpu) / max(asked, 1)
+                samples["busy"].append(busy)
+                samples["a"] += echo.round_trips(itertools.cycle(frames), asked)
+                samples["a'"] += echo.round_trips(itertools.cycle(frames), asked, busy)
+                samples["wall"].append(wall)
+    finally:
+        undo()
+        echo.close()
+    return {"samples": samples, "frames": frames, "decisions": decisions,
+            "bot": json.loads(report.read_text()) if report.exists() else None}
 
 
 def games_per_second(games: int, workdir: Path) -> float:
@@ -113,25 +253,52 @@ def games_per_second(games: int, workdir: Path) -> float:
         return games / (time.monotonic() - start)
 
 
+def report(result: dict[str, Any], rate: float) -> None:
+    """Print the figures."""
+    s: Samples = result["samples"]
+    sizes = [len(f) for f in result["frames"]]
+    a, a2, b = s.median("a"), s.median("a'"), s.median("b")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"request frames: median {int(statistics.median(sizes))} B, p99 "
+          f"{percentile(sizes, 0.99)} B; action frames {len(ACTION)} B")
+    for label, name in (("a", "(a)  bare round trip"), ("a'", "(a') bare, referee busy"),
+                        ("b", "(b)  referee + Python random bot")):
+        print(f"{name:34} median {us(s.median(label)):>7}, p99 {us(percentile(s[label], .99)):>8}"
+              f"  ({len(s[label])} round trips)")
+    print(f"ratio b/a (median): {b / a:.2f}  (target <= 1.3); b/a': {b / a2:.2f}; "
+          f"referee CPU per request of the bot (a' spins that long): "
+          f"{us(statistics.mean(s['busy']))}")
+    bot = result["bot"]
+    encode, decode = s.median("encode"), s.median("decode")
+    print("breakdown of (b), medians per request of the bot:")
+    print(f"  before the clock starts: engine observation {us(s.median('engine:observation'))}, "
+          f"encode request {us(encode)}")
+    if bot is not None:
+        rest = b - bot["wall"] - decode
+        print(f"  bot process, frame in -> action out: {us(bot['wall'])} "
+              f"(CPU {us(bot['cpu'])}; of which decoding the request {us(bot['decode'])})")
+        print(f"  referee decoding the action: {us(decode)}")
+        print(f"  transport, wake-ups and referee glue: {us(rest)} (b - bot - decode; "
+              f"compare a = {us(a)}, a' = {us(a2)})")
+    engine = sum(sum(v) for k, v in s.items() if k.startswith("engine:"))
+    wall = sum(s["wall"])
+    calls = ", ".join(f"{k.removeprefix('engine:')} {us(statistics.mean(v))}"
+                      for k, v in sorted(s.items()) if k.startswith("engine:") and len(v) > 100)
+    n = result["decisions"]
+    print(f"per decision of any seat ({n}): wall {us(wall / n)}, of which engine "
+          f"{us(engine / n)} (mean per call: {calls})")
+    print(f"4 persistent Python random bots, 4 players: {rate:.1f} games/s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=20, help="games per measurement")
+    parser.add_argument("--games", type=int, default=30, help="games in (b)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved blocks")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        referee_ms, sizes = referee_round_trips(args.games, Path(tmp))
-        request_size = int(statistics.median(sizes))
-        action_size = 48  # e.g. {"type":"action","id":123,"action":{"type":"gather_gold"}}
-        bare_ms = bare_round_trips(request_size, action_size, len(referee_ms))
+        result = interleaved(args.games, args.rounds, Path(tmp))
         rate = games_per_second(args.games, Path(tmp))
-    a_med, b_med = statistics.median(bare_ms), statistics.median(referee_ms)
-    print(f"request frames: median {request_size} B, p99 {percentile(sizes, 0.99)} B; "
-          f"action frames ~{action_size} B")
-    print(f"(a) bare pyzmq ROUTER/DEALER round trip: median {a_med * 1000:.0f} us, "
-          f"p99 {percentile(bare_ms, 0.99) * 1000:.0f} us  ({len(bare_ms)} round trips)")
-    print(f"(b) referee + Python random bot:          median {b_med * 1000:.0f} us, "
-          f"p99 {percentile(referee_ms, 0.99) * 1000:.0f} us  ({len(referee_ms)} decisions)")
-    print(f"ratio b/a (median): {b_med / a_med:.2f}  (target <= 1.3)")
-    print(f"4 persistent Python random bots, 4 players: {rate:.1f} games/s")
+    report(result, rate)
 
 
 if __name__ == "__main__":
