@@ -37,3 +37,11 @@ def test_every_machiavelli_decision_kind_is_documented() -> None:
     section = DOC[DOC.index("## 9. Game `machiavelli`"):DOC.index("## 10.")]
     for kind in REGISTRY.get("machiavelli").info.decision_kinds:
         assert f"`{kind}`" in section, kind
+
+
+def test_every_rummy_decision_kind_and_action_is_documented() -> None:
+    section = DOC[DOC.index("## 10. Game `machiavelli-rummy`"):DOC.index("## 11.")]
+    for kind in REGISTRY.get("machiavelli-rummy").info.decision_kinds:
+        assert f"`{kind}`" in section, kind
+    for action in ('{"type": "draw"}', '{"type": "play", "table": ['):
+        assert action in section, action
