@@ -15,7 +15,7 @@ from arena.core.game import Decision, Event, Json, Termination
 from . import draft, effects, scoring, turn
 from .actions import Action, Kind, shared_wires
 from .cards import NAMES, Character
-from .events import gold, public
+from .events import gold, new_decision, public
 from .state import Pending, Phase, State
 
 
@@ -125,7 +125,7 @@ def legal(state: State) -> Legal | None:
         context = _turn_context(state, seat)
     else:
         return None
-    result = state.cache = Legal(Decision(seat, kind, shared_wires(actions), context), actions)
+    result = state.cache = Legal(new_decision(seat, kind, shared_wires(actions), context), actions)
     return result
 
 
