@@ -84,17 +84,21 @@ def _render(record: GameRecord) -> None:
               help="Write the replay (JSONL) here.")
 @click.option("--workdir", type=click.Path(path_type=Path, file_okay=False),
               help="Keep bot logs in WORKDIR/logs (default: a temporary directory).")
+@click.option("--tcp", is_flag=True,
+              help="Bind tcp on 127.0.0.1 instead of ipc (for JeroMQ bots, which cannot "
+                   "reach ipc).")
 @click.option("-v", "--verbose", is_flag=True, help="Show every decision and public event.")
 def play(game: str, bots: tuple[str, ...], seed: int, rule_pairs: tuple[str, ...],
          move_ms: int, bank_ms: int, startup_ms: int, max_faults: int, replay: Path | None,
-         workdir: Path | None, verbose: bool) -> None:
+         workdir: Path | None, tcp: bool, verbose: bool) -> None:
     """Play one game of GAME between bots, one --bot per seat, and print the placings."""
     specs = [parse_bot(text) for text in bots]
     rules = parse_rules(rule_pairs)
     REGISTRY.get(game).resolve_rules(len(specs), rules)
     time = TimeControl(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     with tempfile.TemporaryDirectory(prefix="arena-play-") as scratch:
-        with Referee(specs, time, FaultPolicy(max_faults), workdir or Path(scratch)) as referee:
+        with Referee(specs, time, FaultPolicy(max_faults), workdir or Path(scratch),
+                     endpoint="tcp://127.0.0.1:0" if tcp else None) as referee:
             record = referee.play(game, rules, seed, [s.name for s in specs], replay,
                                   on_step=_show_step if verbose else None)
     _render(record)

@@ -76,6 +76,9 @@ class TournamentConfig:
     `concurrency`): a results database belongs to exactly one fingerprint."""
     source: str = "<string>"
     bot_lines: Mapping[str, int] | None = None
+    transport: str = "ipc"
+    """How bots reach the referee: `ipc` (a private socket file) or `tcp` (loopback; for
+    ZeroMQ libraries without ipc, such as JeroMQ). It changes no result."""
 
     def bot(self, name: str) -> BotSpec:
         """Return the bot called `name`."""
@@ -84,11 +87,13 @@ class TournamentConfig:
 
 TOP_KEYS = ("name", "game", "rules", "players_per_game", "format", "rounds",
             "games_per_pairing", "time", "faults", "concurrency", "seed", "out", "bots",
+            "transport",
             "challengers", "points", "bye_points")
 REQUIRED = ("name", "game", "bots")
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms")
 FAULT_KEYS = ("max_faults",)
 BOT_KEYS = ("name", "cmd", "cwd", "env", "restart")
+TRANSPORTS = ("ipc", "tcp")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:-|\.\.)\s*(\d+)\s*$")
 
@@ -191,10 +196,14 @@ class _Builder:
         time, faults = self._time(), self._faults()
         concurrency = self._int("concurrency", None, minimum=1)
         seed = self._int("seed", 1)
+        transport = self._str("transport", "ipc")
+        if transport not in TRANSPORTS:
+            p.add(doc.line_of("transport"),
+                  f"transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
         if p.items:
             return None
         raw = {k: _plain(doc.get(k)) for k in TOP_KEYS if k not in ("out", "concurrency",
-                                                                    "name")}
+                                                                    "name", "transport")}
         fingerprint = hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16]
         return TournamentConfig(
             name=name, game=game, rules=rules, table=table, format=fmt, rounds=rounds,
@@ -202,7 +211,7 @@ class _Builder:
             seed=seed or 0, out=Path(self._str("out", f"runs/{name}")),
             bots=tuple(bots), challengers=tuple(challengers), points=points,
             bye_points=bye, fingerprint=fingerprint, source=self.p.source,
-            bot_lines=bot_lines,
+            bot_lines=bot_lines, transport=transport,
         )
 
     # scalars -------------------------------------------------------------------------
@@ -462,7 +471,7 @@ def preflight(config: TournamentConfig) -> None:
         if not cwd.is_dir():
             problems.add(_line(config, bot), f"bot {bot.name!r}: cwd {cwd} is not a directory")
             continue
-        program = bot.cmd[0]
+        program = bot.cmd[0].removeprefix("stdio:")  # a stdio bot runs behind the bridge
         found = shutil.which(program, path=None) if "/" not in program else (
             str(cwd / program) if (cwd / program).is_file() else None)
         if found is None:

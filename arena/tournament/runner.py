@@ -12,6 +12,7 @@ recomputes the same pairings (and checks them against the recorded ones).
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import multiprocessing as mp
 import os
@@ -132,7 +133,7 @@ class Runner:
                  on_progress: Callable[[Progress], None] | None = None) -> None:
         self.config, self.out, self.resume = config, out, resume
         self.concurrency = concurrency or config.concurrency or os.cpu_count() or 1
-        self.referee = referee if referee is not None else _default_referee()
+        self.referee = referee if referee is not None else _default_referee(config.transport)
         self.on_progress = on_progress or (lambda progress: None)
         self.progress = Progress()
         self.games: list[StoredGame] = []
@@ -247,10 +248,16 @@ class Runner:
             self.progress.crashes += 1 if seat.forfeit is not None else 0
 
 
-def _default_referee() -> RefereeFactory:
+def _default_referee(transport: str) -> RefereeFactory:
     from arena.referee import Referee
 
+    if transport == "tcp":
+        return functools.partial(Referee, endpoint=TCP_ENDPOINT)
     return Referee
+
+
+TCP_ENDPOINT = "tcp://127.0.0.1:0"
+"""Loopback on a free port: bots need not be reachable from other machines."""
 
 
 class _Pool:

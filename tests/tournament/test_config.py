@@ -156,3 +156,26 @@ def test_preflight_reports_missing_commands_and_scripts(tmp_path: Path) -> None:
         "t.yaml:5: bot 'gone': command 'no-such-program-xyz' not found",
         f"t.yaml:6: bot 'typo': file 'rael.py' not found in {tmp_path}",
     ]
+
+
+def test_transport_is_ipc_by_default_tcp_on_request_and_not_in_the_fingerprint() -> None:
+    ipc = parse_config(GOOD, "t.yaml", Path("/tmp"), toy_registry())
+    tcp = parse_config(GOOD + "transport: tcp\n", "t.yaml", Path("/tmp"), toy_registry())
+    assert (ipc.transport, tcp.transport) == ("ipc", "tcp")
+    assert ipc.fingerprint == tcp.fingerprint  # how bots connect changes no result
+
+
+def test_an_unknown_transport_names_its_line_and_the_valid_ones() -> None:
+    found = problems(GOOD + "transport: udp\n")
+    assert len(found) == 1
+    assert "t.yaml:" in found[0] and "'udp' is not one of ipc, tcp" in found[0]
+    line = int(found[0].split(":")[1])
+    assert GOOD.count("\n") + 1 == line
+
+
+def test_preflight_looks_up_the_program_behind_a_stdio_prefix(tmp_path: Path) -> None:
+    text = GOOD.replace('"{python} -c pass"', '"stdio:{python} -c pass"')
+    preflight(parse_config(text, "t.yaml", tmp_path, toy_registry()))
+    missing = GOOD.replace('"{python} -c pass"', '"stdio:no-such-program-xyz"')
+    with pytest.raises(ConfigError, match="command 'no-such-program-xyz' not found"):
+        preflight(parse_config(missing, "t.yaml", tmp_path, toy_registry()))
