@@ -2,13 +2,16 @@
 
 Starts the bot as the referee would (`stdio:` bots through the bridge), checks the
 handshake, plays a few games against built-in random bots in the same process, sends one
-unsolicited `error` to see that the bot carries on, then `shutdown`, and reports each check
-with a hint for each failure. Built on the referee's public pieces (transport, process,
-`run_game`); the referee itself is not changed.
+unsolicited `error` to see that the bot carries on, plays the first game again to see that
+the bot's actions are the same, then `shutdown`, and reports each check with a hint for each
+failure. A failed warning check (`WARNINGS`) is reported but does not fail the bot. Built on
+the referee's public pieces (transport, process, `run_game`); the referee itself is not
+changed.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import tempfile
@@ -59,7 +62,13 @@ class CheckId(StrEnum):
     VALID_ACTIONS = "sends only valid actions"
     SURVIVES_ERROR = "survives an error reply"
     MANY_GAMES = "plays several games in one process"
+    REPRODUCIBLE = "replays a game identically"
     SHUTDOWN = "exits on shutdown"
+
+
+WARNINGS = frozenset({CheckId.REPRODUCIBLE})
+"""Checks whose failure is a warning: reported, but the bot still passes. A bot whose search
+stops on the clock may legitimately play a replayed game differently."""
 
 
 HINTS: dict[CheckId, str] = {
@@ -75,6 +84,9 @@ HINTS: dict[CheckId, str] = {
                             "reading messages",
     CheckId.MANY_GAMES: "keep the message loop going after game_over: one process plays many "
                         "games, and game_start may come again",
+    CheckId.REPRODUCIBLE: "seed your random choices from game_start.bot_seed; see PROTOCOL.md "
+                          "(a generator seeded once per process, or from the clock, plays "
+                          "the same game differently)",
     CheckId.SHUTDOWN: "exit with status 0 when a `shutdown` message arrives",
 }
 
@@ -91,6 +103,11 @@ class CheckResult:
     def hint(self) -> str:
         """What to fix when the check failed ("" otherwise)."""
         return HINTS[self.check] if self.ok is False else ""
+
+    @property
+    def warning(self) -> bool:
+        """True when a warning check failed: worth fixing, but not a failure of the bot."""
+        return self.ok is False and self.check in WARNINGS
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +140,13 @@ class CheckReport:
 
     @property
     def passed(self) -> bool:
-        """True when every check ran and passed."""
-        return all(r.ok is True for r in self.results)
+        """True when every check but the warning checks ran and passed."""
+        return all(r.ok is True for r in self.results if r.check not in WARNINGS)
+
+    @property
+    def warnings(self) -> tuple[CheckResult, ...]:
+        """The warning checks that failed."""
+        return tuple(r for r in self.results if r.warning)
 
 
 class _Observer:
@@ -141,6 +163,8 @@ class _Observer:
         self.injected_before: int | None = None
         """The id of the first request sent after the injected error."""
         self.answered_after_error: bool | None = None
+        self.actions: list[str] = []
+        """The candidate's accepted-id actions since the last `take_actions`, as canonical JSON."""
 
     def send(self, peer: bytes, frame: bytes) -> bool:
         message = decode_referee(frame) if peer == self.peer else None
@@ -176,6 +200,12 @@ class _Observer:
         if message.id == self.injected_before:
             self.answered_after_error = True
         self.last_answered, self.pending = message.id, None
+        self.actions.append(json.dumps(message.action, sort_keys=True))
+
+    def take_actions(self) -> list[str]:
+        """Return the actions seen since the last call, and forget them."""
+        taken, self.actions = self.actions, []
+        return taken
 
     def close(self) -> None:
         self.inner.close()
@@ -205,6 +235,8 @@ class _Run:
         self.log_path = workdir / "logs" / f"{BOT_NAME}.log"
         self.results: dict[CheckId, CheckResult] = {}
         self.records: list[GameRecord] = []
+        self.actions: list[list[str]] = []
+        """The candidate's actions in each game of `records`, in order."""
 
     def run(self) -> CheckReport:
         transport = ZmqTransport(self.options.endpoint)
@@ -215,6 +247,7 @@ class _Run:
                 observer = _Observer(transport, peer)
                 self._play(observer, process, peer)
                 self._judge_play(observer, process)
+                self._replay(observer, process, peer)
                 self._shutdown(transport, process, peer)
         finally:
             if process is not None:
@@ -272,14 +305,20 @@ class _Run:
         for index in range(self.options.games):
             if not process.alive():
                 break
-            seat = index % self.players
-            table = [SeatPlayer(f"random-{i}", builtin="random") for i in range(self.players)]
-            table[seat] = SeatPlayer.remote(BOT_NAME, peer, alive=process.alive)
-            record = run_game(self.engine, self.options.rules, self.options.seed + index, table,
-                              observer, self.options.time, FaultPolicy(max_faults=3))
+            record = self._game(index, observer, process, peer)
             self.records.append(record)
-            if record.seats[seat].forfeit is not None:
+            self.actions.append(observer.take_actions())
+            if record.seats[index % self.players].forfeit is not None:
                 break
+
+    def _game(self, index: int, observer: _Observer, process: BotProcess,
+              peer: bytes) -> GameRecord:
+        """Play game `index`: its own seed, the candidate in seat index % players."""
+        seat = index % self.players
+        table = [SeatPlayer(f"random-{i}", builtin="random") for i in range(self.players)]
+        table[seat] = SeatPlayer.remote(BOT_NAME, peer, alive=process.alive)
+        return run_game(self.engine, self.options.rules, self.options.seed + index, table,
+                        observer, self.options.time, FaultPolicy(max_faults=3))
 
     def _judge_play(self, observer: _Observer, process: BotProcess) -> None:
         seats = [next(s for s in r.seats if s.bot == BOT_NAME) for r in self.records]
@@ -334,6 +373,31 @@ class _Run:
             forfeits = sum(s.forfeit is not None for s in seats)
             self._pass(CheckId.MANY_GAMES, f"{len(self.records)} games in one process"
                        + (f" ({forfeits} forfeited on faults)" if forfeits else ""))
+
+    # -- reproducibility --------------------------------------------------------------------
+
+    def _replay(self, observer: _Observer, process: BotProcess, peer: bytes) -> None:
+        """Play the first game again (same seed, seat and opponents) and compare actions."""
+        first = self.records[0] if self.records else None
+        if first is None or first.seats[0].forfeit is not None or not process.alive():
+            self.results[CheckId.REPRODUCIBLE] = CheckResult(
+                CheckId.REPRODUCIBLE, None, "not run: the first game did not finish with the "
+                                            "bot playing")
+            return
+        observer.take_actions()
+        replay = self._game(0, observer, process, peer)
+        again, before = observer.take_actions(), self.actions[0]
+        faulted = any(f.seat == 0 for f in (*first.faults, *replay.faults))
+        why = " (a fault or timeout in one of the plays may explain it)" if faulted else ""
+        if again == before:
+            self._pass(CheckId.REPRODUCIBLE, f"game 1 played twice: the same {len(again)} "
+                                             "actions")
+            return
+        at = next((i for i, (a, b) in enumerate(zip(before, again, strict=False)) if a != b),
+                  min(len(before), len(again)))
+        self._fail(CheckId.REPRODUCIBLE, f"game 1 played twice: the bot's action {at + 1} "
+                                         f"differs ({len(before)} then {len(again)} actions)"
+                                         + why)
 
     # -- shutdown ---------------------------------------------------------------------------
 

@@ -15,7 +15,8 @@ from arena.games import REGISTRY
 from arena.referee.spec import TimeControl
 
 PYTHONS = ("python", "python3")
-MARKS = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "[yellow]not run[/]"}
+MARKS = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "[dim]not run[/]"}
+WARN_MARK = "[yellow]WARN[/]"
 
 
 @click.command("check-bot")
@@ -43,6 +44,12 @@ def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int 
 
     Put `--` before the command: `arena check-bot machiavelli -- node bot.js`. A stdio bot
     is given as `stdio:CMD`. Exit status 0 only when every check passes.
+
+    \b
+    The check "replays a game identically" plays the first game again (same seed, same
+    opponents) and compares the bot's actions. A difference is only a WARNING and leaves the
+    exit status alone: a bot whose search stops on the clock may vary. Otherwise seed every
+    random choice from game_start.bot_seed (protocol/PROTOCOL.md).
     """
     argv = list(cmd)
     if argv[0] in PYTHONS:
@@ -64,14 +71,20 @@ def _render(report: CheckReport) -> None:
     table.add_column("result")
     table.add_column("seen")
     for result in report.results:
-        table.add_row(result.check.value, MARKS[result.ok], result.detail)
+        mark = WARN_MARK if result.warning else MARKS[result.ok]
+        table.add_row(result.check.value, mark, result.detail)
     console.print(table)
     for result in report.results:
-        if result.ok is False:
+        if result.warning:
+            console.print(f"[yellow]warning[/] ({result.check.value}): {result.hint}",
+                          highlight=False)
+        elif result.ok is False:
             console.print(f"[red]hint[/] ({result.check.value}): {result.hint}",
                           highlight=False)
     if not report.passed and report.log_tail:
         console.print("[dim]last lines of the bot's output:[/]")
         console.print(report.log_tail, highlight=False, markup=False)
-    console.print("[green]all checks passed[/]" if report.passed else
-                  "[red]some checks failed[/]")
+    count = len(report.warnings)
+    warned = f", with {count} warning{'s' if count > 1 else ''}" if count else ""
+    console.print(f"[green]all checks passed[/]{warned}" if report.passed else
+                  f"[red]some checks failed[/]{warned}")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.checkbot import HINTS, CheckId, CheckOptions, check_bot
+from arena.checkbot import HINTS, WARNINGS, CheckId, CheckOptions, check_bot
 from arena.cli import main
 from arena.core.errors import ConfigError
 from arena.referee.spec import TimeControl
@@ -42,6 +42,40 @@ def test_a_broken_bot_fails_the_right_check(mode: str, failing: CheckId) -> None
     assert all(results[c] is True for c in before if c is not CheckId.IN_TIME), results
 
 
+@pytest.mark.parametrize("mode", ["unseeded", "seeded-once"])
+def test_a_bot_not_seeded_per_game_gets_a_reproducibility_warning(mode: str) -> None:
+    report = check_bot(CheckOptions("machiavelli", (sys.executable, BROKEN, mode), games=2,
+                                    time=FAST, grace_ms=1000))
+    results = {r.check: r for r in report.results}
+    assert results[CheckId.REPRODUCIBLE].ok is False
+    assert "differs" in results[CheckId.REPRODUCIBLE].detail
+    assert report.warnings == (results[CheckId.REPRODUCIBLE],)
+    assert report.passed
+    assert all(r.ok is True for r in report.results if r.check not in WARNINGS)
+
+
+def test_a_bot_seeded_from_bot_seed_replays_identically() -> None:
+    results = _check("seeded")
+    assert set(results.values()) == {True}, results
+
+
+def test_cli_shows_the_warning_and_exits_0(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["check-bot", "machiavelli", "--games", "2", "--",
+                                  "python", BROKEN, "unseeded"])
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    assert "WARN" in output and "FAIL" not in output
+    assert "warning (replays a game identically): seed your random choices from " \
+           "game_start.bot_seed; see PROTOCOL.md" in output
+    assert "all checks passed, with 1 warning" in output
+
+
+def test_help_explains_the_warning(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["check-bot", "--help"])
+    assert result.exit_code == 0
+    assert "WARNING" in result.output and "game_start.bot_seed" in result.output
+
+
 def test_a_bad_token_leaves_the_other_checks_not_run() -> None:
     results = _check("bad-token")
     assert [c for c, ok in results.items() if ok is not None] == [CheckId.CONNECTS]
@@ -72,7 +106,9 @@ def test_cli_exit_status_and_hint(runner: CliRunner) -> None:
     assert HINTS[CheckId.ECHOES_IDS].startswith("copy the request's `id`")
 
 
-def test_python_sample_bot_passes(runner: CliRunner) -> None:
+def test_python_sample_bot_passes_without_warning(runner: CliRunner) -> None:
     result = runner.invoke(main, ["check-bot", "machiavelli", "--", "python",
                                   str(ROOT / "sample_bots" / "python" / "random_bot.py")])
     assert result.exit_code == 0, result.output
+    assert "replays a game identically" in result.output
+    assert "WARN" not in result.output and "warning" not in result.output, result.output

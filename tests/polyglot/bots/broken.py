@@ -2,17 +2,22 @@
 
 Modes: wrong-id (answers with another id), dies-on-error (exits on an `error`),
 ignores-shutdown (keeps running), bad-token (wrong hello token), one-game (exits after
-its first game_over), good (none of these).
+its first game_over), unseeded (picks at random from a generator that ignores bot_seed),
+seeded-once (one generator seeded once per process, not per game), seeded (a generator seeded
+from bot_seed at every game_start), good (always the first option).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import sys
 import time
 
 import zmq
+
+RANDOM_MODES = ("unseeded", "seeded-once", "seeded")
 
 
 def main(mode: str) -> int:
@@ -20,12 +25,18 @@ def main(mode: str) -> int:
     socket.connect(os.environ["ARENA_ENDPOINT"])
     token = "not-the-token" if mode == "bad-token" else os.environ["ARENA_TOKEN"]
     socket.send_json({"type": "hello", "token": token, "name": mode, "protocol": 1})
+    # seeded from the OS, or once per process: either way a replayed game goes another way
+    rng = random.Random() if mode == "unseeded" else random.Random(7)
     while True:
         message = json.loads(socket.recv())
         kind = message["type"]
-        if kind == "request":
+        if kind == "game_start" and mode == "seeded":
+            rng = random.Random(message["bot_seed"])
+        elif kind == "request":
             answer = message["id"] + 1000 if mode == "wrong-id" else message["id"]
-            socket.send_json({"type": "action", "id": answer, "action": message["options"][0]})
+            options = message["options"]
+            pick = options[0] if mode not in RANDOM_MODES else rng.choice(options)
+            socket.send_json({"type": "action", "id": answer, "action": pick})
         elif kind == "error" and mode == "dies-on-error":
             return 3
         elif kind == "game_over" and mode == "one-game":
