@@ -30,6 +30,18 @@ function decode(bytes) {
   return message;
 }
 
+/**
+ * game_start.bot_seed: the seed for this game's random choices (an integer, 0 <= seed < 2^53,
+ * so exact as a JavaScript number). Throws when the message lacks a valid one.
+ */
+function botSeed(gameStart) {
+  const seed = gameStart?.bot_seed;
+  if (!Number.isSafeInteger(seed) || seed < 0) {
+    throw new Error(`game_start.bot_seed must be an integer in [0, 2^53), got ${JSON.stringify(seed)}`);
+  }
+  return seed;
+}
+
 /** Where to connect: --endpoint/--token, else ARENA_ENDPOINT/ARENA_TOKEN. */
 function where(argv = process.argv.slice(2), env = process.env) {
   const arg = (flag) => {
@@ -88,4 +100,4 @@ async function run(strategy, { name, version }) {
   }
 }
 
-module.exports = { PROTOCOL_VERSION, encodeHello, encodeAction, decode, where, run };
+module.exports = { PROTOCOL_VERSION, encodeHello, encodeAction, decode, botSeed, where, run };

@@ -1,13 +1,24 @@
 "use strict";
 // The strategy: replace `act` with your own. It gets the request (observation, options,
 // context) and the game_start message of the current game, and returns an action.
+// Every random choice comes from `rng`, a generator seeded with game_start.bot_seed at each
+// game_start (never Math.random), so that the same game plays the same way again.
+const { botSeed } = require("./protocol");
+const { SplitMix64 } = require("./rng");
+
+let rng = new SplitMix64(0);
+
+/** A new game: a new generator, seeded from its bot_seed. */
+function gameStart(message) {
+  rng = new SplitMix64(botSeed(message));
+}
 
 /** machiavelli: every request lists its legal options; build when we can, else pick one. */
 function machiavelli(request) {
   const options = request.options;
   const builds = options.filter((o) => o.type === "build");
   const pool = builds.length ? builds : options;
-  return pool[Math.floor(Math.random() * pool.length)];
+  return pool[rng.below(pool.length)];
 }
 
 // --- machiavelli-rummy: cards are codes such as "7H", "10S", "QD", "JK" (joker).
@@ -85,4 +96,4 @@ function act(request, game) {
   throw new Error(`no strategy for ${name} decision ${request.kind}`);
 }
 
-module.exports = { act, meldFromHand, extensions };
+module.exports = { gameStart, act, meldFromHand, extensions };
