@@ -8,7 +8,7 @@ from __future__ import annotations
 from arena.core.game import Event
 
 from .actions import Action, ActionTable, ActionType, Kind
-from .cards import Character
+from .cards import NAMES, Character
 from .events import private, public
 from .state import Phase, State
 
@@ -64,7 +64,7 @@ def start_round(state: State, events: list[Event]) -> None:
     state.facedown.append(pool.pop())
     state.pool = pool
     events.append(public("characters_discarded",
-                         faceup=[c.wire for c in state.faceup], facedown=1))
+                         faceup=list(map(NAMES.__getitem__, state.faceup)), facedown=1))
     state.phase = Phase.DRAFT
     state.draft_index = 0
     advance(state, events)
@@ -96,7 +96,7 @@ def advance(state: State, events: list[Event]) -> None:
             state.pool.append(state.facedown.pop(0))
             events.append(public("facedown_offered", seat=seat))
         events.append(private(seat, "characters_offered", seat=seat,
-                              characters=[c.wire for c in sorted(state.pool)], step=op))
+                              characters=list(map(NAMES.__getitem__, sorted(state.pool))), step=op))
         return
 
 
@@ -125,11 +125,11 @@ def apply(state: State, seat: int, action: Action, events: list[Event]) -> None:
     if action.type == ActionType.PICK_CHARACTER:
         state.chars[seat].append(card)
         events.append(public("character_picked", seat=seat))
-        events.append(private(seat, "own_pick", seat=seat, character=card.wire))
+        events.append(private(seat, "own_pick", seat=seat, character=NAMES[card]))
     else:
         state.facedown.append(card)
         events.append(public("character_discarded", seat=seat))
-        events.append(private(seat, "own_discard", seat=seat, character=card.wire))
+        events.append(private(seat, "own_discard", seat=seat, character=NAMES[card]))
     state.draft_index += 1
     advance(state, events)
 

@@ -12,7 +12,7 @@ from arena.core.game import Event
 
 from . import cards as C
 from .actions import Action, ActionType
-from .cards import Character
+from .cards import NAMES, Character
 from .events import gold, private, public
 from .state import Pending, Phase, State
 from .turn import build_cost, destroy_price, draw, income
@@ -200,7 +200,7 @@ def _smithy(state: State, seat: int, action: Action, events: list[Event]) -> Non
 
 def _end_turn(state: State, seat: int, action: Action, events: list[Event]) -> None:
     events.append(public("turn_ended", seat=seat,
-                         character=state.current_char.wire if state.current_char else None))
+                         character=NAMES[state.current_char] if state.current_char else None))
     state.current_seat = state.current_char = None
     state.gathered, state.builds_left, state.used = False, 0, []
     state.phase = Phase.CALL

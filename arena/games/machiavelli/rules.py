@@ -64,12 +64,12 @@ def _call(state: State, events: list[Event]) -> None:
     seat = draft.holder(state, character)
     if seat is None or character is state.killed:
         # nobody answers: the killed character's holder stays silent
-        events.append(public("character_called", character=character.wire, seat=None,
+        events.append(public("character_called", character=NAMES[character], seat=None,
                              killed=character is state.killed))
         state.calling += 1
         return
     state.revealed.append((seat, character))
-    events.append(public("character_called", character=character.wire, seat=seat,
+    events.append(public("character_called", character=NAMES[character], seat=seat,
                          killed=False))
     if character is state.robbed and state.thief_seat is not None:
         thief, amount = state.thief_seat, state.gold[seat]
@@ -132,7 +132,7 @@ def legal(state: State) -> Legal | None:
 def _turn_context(state: State, seat: int) -> dict[str, Json]:
     character = state.current_char
     context: dict[str, Json] = {
-        "character": character.wire if character else None,
+        "character": NAMES[character] if character else None,
         "gathered": state.gathered, "builds_left": state.builds_left,
     }
     if state.pending == Pending.KEEP:
