@@ -352,10 +352,21 @@ def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
                     record = ref.play(game, rules, job.seed, job.seating,
                                       out / "replays" / f"{job.key}.jsonl")
                 except Exception as exc:  # our bug or a bad setup: tell the parent, stop
-                    events.put(("error", index, job.key, f"{exc}\n{traceback.format_exc()}"))
+                    events.put(("error", index, job.key, _failure(exc, out, index)))
                     break
                 store.add_game(job.key, record)
                 events.put(("done", index, job.key, record.to_json()))
     finally:
         with contextlib.suppress(Exception):
             store.close()
+
+
+def _failure(exc: Exception, out: Path, index: int) -> str:
+    """Describe a failed game in one line; an unexpected error's traceback goes to a file."""
+    if isinstance(exc, ArenaError):
+        return str(exc)
+    path = out / "logs" / f"worker-{index}" / "error.log"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(traceback.format_exc())
+    return f"{type(exc).__name__}: {exc} (traceback in {path})"
+

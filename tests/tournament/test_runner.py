@@ -77,3 +77,31 @@ def test_a_used_directory_needs_resume_and_the_same_file(tmp_path: Path) -> None
         run(cfg, tmp_path)
     with pytest.raises(StoreError, match="another tournament file"):
         run(config(extra="games_per_pairing: 2\n"), tmp_path, resume=True)
+
+
+class _BuggyReferee(FakeReferee):
+    """Plays two games, then fails the way an engine bug would."""
+
+    played = 0
+
+    def play(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+        type(self).played += 1
+        if type(self).played > 2:
+            raise RuntimeError("boom")
+        return super().play(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def test_an_unexpected_worker_error_is_one_line_with_its_traceback_in_a_file(
+        tmp_path: Path) -> None:
+    from arena.core.errors import ArenaError
+
+    cfg = config()
+    runner = Runner(cfg, tmp_path, concurrency=1, referee=_BuggyReferee)
+    with pytest.raises(ArenaError) as info:
+        runner.run()
+    message = str(info.value)
+    assert "RuntimeError: boom (traceback in " in message
+    assert "Traceback" not in message
+    log = tmp_path / "logs" / "worker-0" / "error.log"
+    assert "RuntimeError: boom" in log.read_text()
+    assert len(Store.open(tmp_path, cfg.fingerprint).games()) == 2  # committed games kept
