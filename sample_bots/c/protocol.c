@@ -35,6 +35,15 @@ const char *arena_type(const cJSON *message) {
     return cJSON_IsString(type) ? type->valuestring : "";
 }
 
+int arena_bot_seed(const cJSON *game_start, uint64_t *seed) {
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(game_start, "bot_seed");
+    if (!cJSON_IsNumber(value)) return -1;
+    double d = value->valuedouble;
+    if (!(d >= 0 && d < 9007199254740992.0) || d != (double)(uint64_t)d) return -1;
+    *seed = (uint64_t)d;
+    return 0;
+}
+
 cJSON *arena_decode(const char *data, size_t size) {
     cJSON *m = cJSON_ParseWithLength(data, size);
     if (!cJSON_IsObject(m)) {
@@ -72,6 +81,7 @@ static int handle(void *socket, cJSON *message, cJSON **game, int *welcomed,
     } else if (strcmp(type, "game_start") == 0) {
         cJSON_Delete(*game);
         *game = cJSON_Duplicate(message, 1);
+        if (s->game_start) s->game_start(*game);
     } else if (strcmp(type, "request") == 0) {
         long id = (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(message, "id"));
         cJSON *action = s->act(message, *game);

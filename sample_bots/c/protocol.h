@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define ARENA_PROTOCOL_VERSION 1
 
@@ -13,7 +14,8 @@
  * `game` is the game_start message of the current game (NULL before the first). */
 typedef struct {
     cJSON *(*act)(const cJSON *request, const cJSON *game);
-    void (*game_over)(const cJSON *message); /* may be NULL */
+    void (*game_over)(const cJSON *message);  /* may be NULL */
+    void (*game_start)(const cJSON *message); /* may be NULL; seed your generator here */
 } arena_strategy;
 
 /* The hello frame, as a malloc'ed NUL-terminated JSON string (free() it). */
@@ -24,6 +26,11 @@ char *arena_encode_action(long id, const cJSON *action);
 
 /* Parse a referee frame; NULL when it is not JSON or not a referee message. */
 cJSON *arena_decode(const char *data, size_t size);
+
+/* game_start.bot_seed, the seed for this game's random choices (0 <= seed < 2^53, so
+ * exact in cJSON's double). Returns 0 and sets *seed, or -1 when absent or not such an
+ * integer. */
+int arena_bot_seed(const cJSON *game_start, uint64_t *seed);
 
 /* The message's "type", or "" when absent. */
 const char *arena_type(const cJSON *message);

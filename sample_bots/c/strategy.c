@@ -1,11 +1,24 @@
 #include "strategy.h"
 
+#include "protocol.h"
+#include "rng.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *RANKS[] = {"A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"};
 static const char SUITS[] = "SHDC";
+
+/* This game's generator: never rand(), so that the same bot_seed gives the same game. */
+static arena_rng rng;
+
+void strategy_game_start(const cJSON *game_start) {
+    uint64_t seed = 0;
+    if (arena_bot_seed(game_start, &seed) != 0)
+        fprintf(stderr, "game_start without a valid bot_seed: seeding with 0\n");
+    rng = arena_rng_new(seed);
+}
 
 /* ---- machiavelli: every request lists its legal options; build when we can. ---- */
 
@@ -15,7 +28,7 @@ static cJSON *machiavelli(const cJSON *options) {
         const cJSON *type = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(options, i), "type");
         builds += cJSON_IsString(type) && strcmp(type->valuestring, "build") == 0;
     }
-    int pick = rand() % (builds ? builds : n);
+    int pick = (int)arena_rng_below(&rng, (uint64_t)(builds ? builds : n));
     for (int i = 0; i < n; i++) {
         const cJSON *option = cJSON_GetArrayItem(options, i);
         const cJSON *type = cJSON_GetObjectItemCaseSensitive(option, "type");

@@ -4,6 +4,10 @@
 
 #include <cjson/cJSON.h>
 
+/* A new game: re-seed the strategy's generator from game_start.bot_seed. Every random
+ * choice of the strategy comes from that generator, so a game replays identically. */
+void strategy_game_start(const cJSON *game_start);
+
 /* Return a new cJSON action for `request`; `game` is the current game_start (or NULL). */
 cJSON *strategy_act(const cJSON *request, const cJSON *game);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "protocol.h"
+#include "rng.h"
 #include "strategy.h"
 
 #ifndef EXAMPLES
@@ -134,11 +135,57 @@ static void test_strategy(void) {
     cJSON_Delete(rummy);
 }
 
+static void test_seed(void) {
+    cJSON *start = example("game_start");
+    uint64_t seed = 0;
+    CHECK(arena_bot_seed(start, &seed) == 0 && seed == UINT64_C(6095745163040713),
+          "bot_seed is read from the game_start example, exactly");
+    cJSON *bad = cJSON_Parse("{\"bot_seed\":1.5}"), *none = cJSON_Parse("{}");
+    CHECK(arena_bot_seed(bad, &seed) != 0 && arena_bot_seed(none, &seed) != 0,
+          "a missing or fractional bot_seed is refused");
+    cJSON_Delete(bad);
+    cJSON_Delete(none);
+
+    /* the first outputs of Vigna's splitmix64.c for seed 1234567 */
+    arena_rng ref = arena_rng_new(1234567);
+    CHECK(arena_rng_next(&ref) == UINT64_C(6457827717110365317) &&
+          arena_rng_next(&ref) == UINT64_C(3203168211198807973) &&
+          arena_rng_next(&ref) == UINT64_C(9817491932198370423), "SplitMix64 reference sequence");
+    arena_rng a = arena_rng_new(seed), b = arena_rng_new(seed), c = arena_rng_new(seed + 1);
+    int same = 1, other = 0;
+    for (int i = 0; i < 20; i++) {
+        uint64_t x = arena_rng_next(&a);
+        same &= x == arena_rng_next(&b);
+        other |= x != arena_rng_next(&c);
+    }
+    CHECK(same, "two generators from the same seed give the same sequence");
+    CHECK(other, "another seed gives another sequence");
+
+    /* the strategy: the same bot_seed replays the same choices, another does not */
+    cJSON *request = cJSON_Parse("{\"options\":[{\"i\":0},{\"i\":1},{\"i\":2},{\"i\":3},"
+                                 "{\"i\":4},{\"i\":5},{\"i\":6},{\"i\":7},{\"i\":8}]}");
+    int picks[3][30];
+    for (int run = 0; run < 3; run++) {
+        if (run == 2) cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(start, "bot_seed"), 7);
+        strategy_game_start(start);
+        for (int i = 0; i < 30; i++) {
+            cJSON *action = strategy_act(request, start);
+            picks[run][i] = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(action, "i"));
+            cJSON_Delete(action);
+        }
+    }
+    CHECK(memcmp(picks[0], picks[1], sizeof picks[0]) == 0, "the strategy replays after game_start");
+    CHECK(memcmp(picks[0], picks[2], sizeof picks[0]) != 0, "another bot_seed, other choices");
+    cJSON_Delete(request);
+    cJSON_Delete(start);
+}
+
 int main(void) {
     test_encoders();
     test_decoder();
     test_where();
     test_strategy();
+    test_seed();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

@@ -10,7 +10,13 @@ let rng = new SplitMix64(0);
 
 /** A new game: a new generator, seeded from its bot_seed. */
 function gameStart(message) {
-  rng = new SplitMix64(botSeed(message));
+  let seed = 0;
+  try {
+    seed = botSeed(message);
+  } catch (err) {
+    console.error(`${err.message}: seeding with 0`);
+  }
+  rng = new SplitMix64(seed);
 }
 
 /** machiavelli: every request lists its legal options; build when we can, else pick one. */
