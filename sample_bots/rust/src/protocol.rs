@@ -9,7 +9,15 @@ pub const PROTOCOL_VERSION: i64 = 1;
 /// What a bot plugs in: `act` answers a request; `game` is the current game_start.
 pub trait Strategy {
     fn act(&mut self, request: &Value, game: &Value) -> Value;
+    /// A new game begins: reset per-game state and seed the generator from `bot_seed`.
+    fn game_start(&mut self, _message: &Value) {}
     fn game_over(&mut self, _message: &Value) {}
+}
+
+/// `game_start.bot_seed`: the seed for this game's random choices (an integer below 2^53);
+/// None when it is absent or not such an integer.
+pub fn bot_seed(game_start: &Value) -> Option<u64> {
+    game_start["bot_seed"].as_u64().filter(|seed| *seed < 1 << 53)
 }
 
 /// The hello a bot sends first.
@@ -68,7 +76,10 @@ pub fn run(strategy: &mut dyn Strategy, name: &str, version: &str) -> Result<(),
             }
         };
         match message["type"].as_str().unwrap_or("") {
-            "game_start" => game = message,
+            "game_start" => {
+                game = message;
+                strategy.game_start(&game);
+            }
             "request" => {
                 let action = strategy.act(&message, &game);
                 let id = message["id"].as_i64().unwrap_or(0);

@@ -2,38 +2,41 @@
 
 use serde_json::{json, Value};
 
-use crate::protocol::Strategy;
+use crate::protocol::{bot_seed, Strategy};
+use crate::rng::SplitMix64;
 
 /// Plays both games legally: machiavelli from the options, rummy with simple melds.
+/// Every random choice comes from `rng`, re-seeded from `game_start.bot_seed` at each game,
+/// so the same game seed replays the same game.
 pub struct Starter {
-    rng: u64,
+    rng: SplitMix64,
 }
 
 impl Starter {
     pub fn new(seed: u64) -> Self {
-        Starter { rng: seed | 1 }
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        // xorshift64: enough randomness for a starter, no extra crate
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        (self.rng % n as u64) as usize
+        Starter { rng: SplitMix64::new(seed) }
     }
 
     /// machiavelli: every request lists its legal options; build when we can.
     fn machiavelli(&mut self, options: &[Value]) -> Value {
         let builds: Vec<&Value> = options.iter().filter(|o| o["type"] == "build").collect();
         if builds.is_empty() {
-            options[self.below(options.len())].clone()
+            options[self.rng.below(options.len())].clone()
         } else {
-            builds[self.below(builds.len())].clone()
+            builds[self.rng.below(builds.len())].clone()
         }
     }
 }
 
 impl Strategy for Starter {
+    fn game_start(&mut self, message: &Value) {
+        let seed = bot_seed(message).unwrap_or_else(|| {
+            eprintln!("game_start without a valid bot_seed: seeding with 0");
+            0
+        });
+        self.rng = SplitMix64::new(seed);
+    }
+
     fn act(&mut self, request: &Value, game: &Value) -> Value {
         let name = game["game"].as_str().unwrap_or("").split('@').next().unwrap_or("");
         if name == "machiavelli-rummy" {
