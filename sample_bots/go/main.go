@@ -5,16 +5,14 @@ package main
 
 import (
 	"fmt"
-	"math/rand"
 	"os"
-	"time"
 
 	"arena.example/starter-bot/protocol"
 	"arena.example/starter-bot/strategy"
 )
 
 func main() {
-	s := &strategy.Starter{Rand: rand.New(rand.NewSource(time.Now().UnixNano()))}
+	s := strategy.NewStarter() // re-seeded from game_start.bot_seed at every game
 	if err := protocol.Run(s, "starter-go", "1.0.0"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

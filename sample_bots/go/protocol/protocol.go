@@ -28,6 +28,23 @@ type Strategy interface {
 	Act(request Message, game Message) any
 }
 
+// GameStarter is an optional part of a Strategy: GameStart is called at every game_start,
+// to reset per-game state and seed the generator from BotSeed.
+type GameStarter interface {
+	GameStart(game Message)
+}
+
+// BotSeed returns game_start.bot_seed, the seed for this game's random choices (an integer
+// below 2^53, so exact in the float64 that encoding/json gives).
+func BotSeed(gameStart Message) (uint64, error) {
+	seed, ok := gameStart["bot_seed"].(float64)
+	if !ok || seed < 0 || seed >= 1<<53 || seed != float64(uint64(seed)) {
+		return 0, fmt.Errorf("game_start.bot_seed must be an integer in [0, 2^53), got %v",
+			gameStart["bot_seed"])
+	}
+	return uint64(seed), nil
+}
+
 // EncodeHello returns the hello frame a bot sends first.
 func EncodeHello(token, name, version string) []byte {
 	return mustJSON(map[string]any{"type": "hello", "token": token, "name": name,
@@ -115,6 +132,9 @@ func Run(strategy Strategy, name, version string) error {
 			welcomed = true
 		case "game_start":
 			game = m
+			if g, ok := strategy.(GameStarter); ok {
+				g.GameStart(m)
+			}
 		case "request":
 			id, _ := m["id"].(float64)
 			action := strategy.Act(m, game)

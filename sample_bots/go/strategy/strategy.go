@@ -3,7 +3,7 @@ package strategy
 
 import (
 	"fmt"
-	"math/rand"
+	"math/rand/v2"
 	"os"
 	"strings"
 
@@ -11,7 +11,24 @@ import (
 )
 
 // Starter plays both games legally: machiavelli from the options, rummy with simple melds.
+// Every random choice comes from Rand, re-seeded from game_start.bot_seed at each game, so
+// the same game seed replays the same game.
 type Starter struct{ Rand *rand.Rand }
+
+// NewRand returns this game's generator: PCG (math/rand/v2), seeded with seed.
+func NewRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0)) }
+
+// NewStarter returns a Starter; its generator is re-seeded at every game_start.
+func NewStarter() *Starter { return &Starter{Rand: NewRand(0)} }
+
+// GameStart seeds this game's generator from bot_seed.
+func (s *Starter) GameStart(game protocol.Message) {
+	seed, err := protocol.BotSeed(game)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err, "- seeding with 0")
+	}
+	s.Rand = NewRand(seed)
+}
 
 // Act chooses the action for request; game is the game_start of the current game.
 func (s *Starter) Act(request, game protocol.Message) any {
@@ -34,7 +51,7 @@ func (s *Starter) Act(request, game protocol.Message) any {
 	if len(builds) > 0 {
 		options = builds
 	}
-	return options[s.Rand.Intn(len(options))]
+	return options[s.Rand.IntN(len(options))]
 }
 
 // ---- machiavelli-rummy: cards are codes such as "7H", "10S", "QD", "JK" (joker).

@@ -2,7 +2,6 @@ package strategy
 
 import (
 	"encoding/json"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -25,7 +24,7 @@ func example(t *testing.T, name string) protocol.Message {
 
 func TestAnswersWithAnOption(t *testing.T) {
 	request := example(t, "request")
-	action := (&Starter{Rand: rand.New(rand.NewSource(1))}).Act(request, example(t, "game_start"))
+	action := NewStarter().Act(request, example(t, "game_start"))
 	for _, o := range request["options"].([]any) {
 		if reflect.DeepEqual(o, action) {
 			return
@@ -59,4 +58,58 @@ func TestRummy(t *testing.T) {
 	eq(Rummy(req(`["2C"]`, `[["4S","JK","6S"]]`), game), map[string]any{"type": "draw"})
 	opening := protocol.Message{"game": "machiavelli-rummy@1", "rules": map[string]any{"opening": "meld-from-hand"}}
 	eq(Rummy(req(`["5D"]`, `[["6D","7D","8D"]]`), opening), map[string]any{"type": "draw"})
+}
+
+func TestBotSeedIsReadFromTheExample(t *testing.T) {
+	seed, err := protocol.BotSeed(example(t, "game_start"))
+	if err != nil || seed != 6095745163040713 {
+		t.Fatalf("BotSeed = %d, %v", seed, err)
+	}
+	for _, bad := range []protocol.Message{{}, {"bot_seed": 1.5}, {"bot_seed": -1.0}, {"bot_seed": "7"}} {
+		if _, err := protocol.BotSeed(bad); err == nil {
+			t.Fatalf("BotSeed(%v) accepted", bad)
+		}
+	}
+}
+
+func TestTwoGeneratorsFromTheSameSeedAgree(t *testing.T) {
+	seed, _ := protocol.BotSeed(example(t, "game_start"))
+	a, b, c := NewRand(seed), NewRand(seed), NewRand(seed+1)
+	differs := false
+	for i := 0; i < 20; i++ {
+		x := a.Uint64()
+		if x != b.Uint64() {
+			t.Fatal("the same seed gave two sequences")
+		}
+		differs = differs || x != c.Uint64()
+	}
+	if !differs {
+		t.Fatal("another seed gave the same sequence")
+	}
+}
+
+func TestStrategyReplaysAfterGameStart(t *testing.T) {
+	start := example(t, "game_start")
+	var options []any
+	for i := 0; i < 9; i++ {
+		options = append(options, map[string]any{"type": "pick", "i": i})
+	}
+	request := protocol.Message{"options": options}
+	s := NewStarter()
+	play := func(game protocol.Message) []any {
+		s.GameStart(game)
+		var picks []any
+		for i := 0; i < 30; i++ {
+			picks = append(picks, s.Act(request, game).(map[string]any)["i"])
+		}
+		return picks
+	}
+	first := play(start)
+	if !reflect.DeepEqual(play(start), first) {
+		t.Fatal("the same bot_seed gave other choices")
+	}
+	other := protocol.Message{"game": start["game"], "bot_seed": 7.0}
+	if reflect.DeepEqual(play(other), first) {
+		t.Fatal("another bot_seed gave the same choices")
+	}
 }
