@@ -1,0 +1,424 @@
+"""The rank-by-rank dynamic programme behind the table solver.
+
+After van Rijn, Takes and Vis, "The Complexity of Rummikub Problems" (arXiv:1604.07553).
+The values are processed in order 1..14 (the ace is value 1 low and value 14 high; each ace
+copy is used at one of them). At every value and suit the state holds the runs that are
+still open: each described only by its length so far (1, 2 or "3 or more") and the jokers
+it holds. Deciding a value means, per suit: extend each open run with a natural card or a
+joker (filling a gap), or close it; start new runs; send copies into groups; leave hand
+copies in hand (table copies must all be used). Then the copies sent to groups are split
+into groups of 3-4 distinct suits, with jokers. The memo key is (value, suit, open runs,
+ace copies kept for value 14, group copies so far at this value, jokers used), so the work
+is polynomial in the number of values, not exponential in the cards.
+
+Jokers. A run's jokers are gap jokers (between its natural cards, taken when the run is
+extended) and extra jokers (added when it closes: their positions are free, above or
+below). Every run starts with a natural card; a run reaching 3 only with extras gets them
+at closing. At most `max_jokers` sit in one meld. Table jokers must all be placed, hand
+jokers are optional (25 points each).
+
+Imports only the standard library and this package.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cache
+from itertools import combinations, product
+
+from arena.games.rummy.cards import CODES, JOKER, JOKER_INDEX, PENALTY, natural
+from arena.games.rummy.melds import meld_problem
+
+NEG = -(10**9)
+LAST = 14
+"""The high ace; value 15 only closes the runs still open."""
+MAX_RUN = 13
+
+Run = tuple[int, int, int]
+"""An open run: (length so far capped at 3, jokers in it, 1 if it ends on a gap joker)."""
+SuitRuns = tuple[Run, ...]
+Groups = tuple[int, int, int, int]
+"""Copies of the current value sent to groups, per suit."""
+Plan = tuple[tuple[tuple[int, ...], int], ...]
+"""Groups as (suits, jokers) each."""
+EXTEND, GAP, CLOSE = 0, 1, 2
+
+
+class OutOfBudget(Exception):
+    """The search passed its node budget or its deadline."""
+
+
+@dataclass(frozen=True, slots=True)
+class SuitStep:
+    """One decision for one suit at one value."""
+
+    runs: SuitRuns
+    """The open runs afterwards, sorted."""
+    actions: tuple[int, ...]
+    """Per open run before (sorted order): EXTEND, GAP or CLOSE."""
+    starts: int
+    grouped: int
+    used: int
+    """Natural copies used (extensions, starts and group copies)."""
+    jokers: int
+    """Jokers placed: gap jokers and the extras short runs need to reach 3 cards."""
+    room: int
+    """Further jokers the runs closed here could take."""
+
+
+def _run_options(run: Run, natural_ok: bool, extend_ok: bool, max_jokers: int
+                 ) -> list[tuple[int, Run | None, int, int, int]]:
+    """Return (action, run after, naturals used, jokers used, room) for one open run.
+
+    A gap joker must be followed by a natural card (a joker at a run's end is an extra:
+    its place is free), and a closing run takes only the extras it needs to reach 3 cards;
+    what more it could hold is room, spent at the very end.
+    """
+    length, jokers, gap = run
+    out: list[tuple[int, Run | None, int, int, int]] = []
+    if extend_ok and natural_ok:
+        out.append((EXTEND, (min(length + 1, 3), jokers, 0), 1, 0, 0))
+    if gap:
+        return out
+    if extend_ok and jokers < max_jokers:
+        out.append((GAP, (min(length + 1, 3), jokers + 1, 1), 0, 1, 0))
+    need = max(0, 3 - length)
+    if jokers + need <= max_jokers:
+        out.append((CLOSE, None, 0, need, max_jokers - jokers - need))
+    return out
+
+
+@cache
+def suit_steps(runs: SuitRuns, avail: int, low: int, jokers: int, max_jokers: int,
+               value: int) -> tuple[SuitStep, ...]:
+    """Return every distinct decision for one suit holding `avail` copies of the value.
+
+    At least `low` copies must be used; at most `jokers` jokers. Runs start up to value 13,
+    groups form up to value 13 (ace groups at value 1), nothing extends past value 14.
+    """
+    extend_ok = value <= LAST
+    start_ok = group_ok = value < LAST
+    per_run = [_run_options(run, avail > 0, extend_ok, max_jokers) for run in runs]
+    found: dict[tuple[SuitRuns, int, int, int, int], SuitStep] = {}
+    for combo in product(*per_run):
+        naturals = sum(option[2] for option in combo)
+        used_jokers = sum(option[3] for option in combo)
+        if naturals > avail or used_jokers > jokers:
+            continue
+        room = sum(option[4] for option in combo)
+        kept: list[Run] = [option[1] for option in combo if option[1] is not None]
+        spare = avail - naturals
+        for starts in range(spare + 1 if start_ok else 1):
+            for grouped in range(spare - starts + 1 if group_ok else 1):
+                used = naturals + starts + grouped
+                if used < low:
+                    continue
+                after = tuple(sorted(kept + [(1, 0, 0)] * starts))
+                key = (after, grouped, used, used_jokers, room)
+                if key not in found:
+                    found[key] = SuitStep(after, tuple(o[0] for o in combo), starts, grouped,
+                                          used, used_jokers, room)
+    return tuple(found.values())
+
+
+def _plans(counts: Groups, jokers: int, max_jokers: int) -> list[tuple[int, int, Plan]]:
+    """Return every split of group copies into groups: (jokers, room, plan).
+
+    The first suit with a copy must be in some group, so trying every group through it
+    is complete. A group of 3 below the joker limit has room for one more joker.
+    """
+    first = next((s for s in range(4) if counts[s]), None)
+    if first is None:
+        return [(0, 0, ())]
+    others = [s for s in range(4) if s != first and counts[s]]
+    out: list[tuple[int, int, Plan]] = []
+    for size in range(len(others) + 1):
+        for subset in combinations(others, size):
+            for used in range(min(max_jokers, jokers) + 1):
+                cards = 1 + size + used
+                if not 3 <= cards <= 4:
+                    continue
+                rest = list(counts)
+                for suit in (first, *subset):
+                    rest[suit] -= 1
+                room = 1 if cards == 3 and used < max_jokers else 0
+                for more, more_room, plan in _plans((rest[0], rest[1], rest[2], rest[3]),
+                                                    jokers - used, max_jokers):
+                    out.append((used + more, room + more_room,
+                                (((first, *subset), used), *plan)))
+    return out
+
+
+@cache
+def group_options(counts: Groups, jokers: int, max_jokers: int
+                  ) -> tuple[tuple[int, int, Plan], ...]:
+    """Return the useful ways to form groups from `counts` with at most `jokers` jokers.
+
+    Each option: (jokers placed, room for more, plan). An option is dropped when another
+    places no more jokers and can hold at least as many in all.
+    """
+    found = _plans(counts, jokers, max_jokers)
+    found.sort(key=lambda o: (o[0], -o[1]))
+    kept: list[tuple[int, int, Plan]] = []
+    for used, room, plan in found:
+        if all(used + room > u + r for u, r, _ in kept):
+            kept.append((used, room, plan))
+    return tuple(kept)
+
+
+def card_at(value: int, suit: int) -> int:
+    """Return the natural card index at `value` (1..14) of `suit`."""
+    return natural(1 if value == LAST else value, suit)
+
+
+Pend = tuple[tuple[int, int], ...]
+"""Per suit, the ace copies (table, hand) kept from value 1 for value 14."""
+Key = tuple[int, int, tuple[SuitRuns, ...], Pend, Groups, int, int]
+"""(value, suit, open runs per suit, pend, group copies at this value per suit, jokers
+placed, room for more jokers). Between values 2 and 13 the pend is left out of the key
+(it is `()`): those states return a profile, their value for every possible pend."""
+Choice = SuitStep | tuple[int, int, Plan]
+Child = tuple[int, Key, Choice]
+
+
+class RankDP:
+    """One search: `required` counts must all be placed, `optional` counts may be.
+
+    The ace copies kept at value 1 for value 14 matter only at value 14, so the states of
+    values 2..13 are solved once for all of them (a list of values, one per pend) instead
+    of once per pend: this is what keeps tables with several aces fast.
+    """
+
+    def __init__(self, required: list[int], optional: list[int], max_jokers: int,
+                 node_limit: int | None = None, deadline: float | None = None) -> None:
+        self.req = required
+        self.opt = optional
+        self.jr = required[JOKER_INDEX]
+        self.jokers = required[JOKER_INDEX] + optional[JOKER_INDEX]
+        self.max_jokers = min(max_jokers, self.jokers)
+        self.node_limit = node_limit
+        self.deadline = deadline
+        self.nodes = 0
+        self.memo: dict[Key, int] = {}
+        self.profiles: dict[Key, list[int]] = {}
+        self.pends = self._pends()
+        self.pend_id = {pend: i for i, pend in enumerate(self.pends)}
+        self.pend_max: Pend = tuple((max(p[s][0] for p in self.pends),
+                                     max(p[s][1] for p in self.pends)) for s in range(4))
+        self.start: Key = (1, 0, ((),) * 4, ((0, 0),) * 4, (0, 0, 0, 0), 0, 0)
+
+    def _pends(self) -> list[Pend]:
+        """Return every pend value 1 can leave (a copy kept needs a king or a joker)."""
+        per_suit = []
+        for suit in range(4):
+            req, opt = self.req[natural(1, suit)], self.opt[natural(1, suit)]
+            kings = self.req[natural(13, suit)] + self.opt[natural(13, suit)] + self.jokers
+            options = {(max(0, req - t), opt - max(0, t - req)) for t in range(req + opt + 1)}
+            per_suit.append(sorted(o for o in options if o[0] <= kings))
+        return list(product(*per_suit))
+
+    def solve(self) -> int:
+        """Return the most optional points placeable with all required cards (NEG: none)."""
+        return self._value(self.start, self.start[3])
+
+    def _tick(self) -> None:
+        self.nodes += 1
+        if self.node_limit is not None and self.nodes > self.node_limit:
+            raise OutOfBudget
+        if self.deadline is not None and self.nodes % 512 == 0 \
+                and time.perf_counter() > self.deadline:
+            raise OutOfBudget
+
+    def _copies(self, value: int, suit: int, pend: Pend) -> tuple[int, int]:
+        if value > LAST:
+            return 0, 0
+        if value == LAST:
+            return pend[suit]
+        index = natural(value, suit)
+        return self.req[index], self.opt[index]
+
+    def _viable(self, step: SuitStep, value: int, suit: int, pend: Pend, jokers: int) -> bool:
+        """Can the short runs after `step` still reach 3 cards? (a cheap necessary test)"""
+        short = two = waiting = 0
+        for length, _, gap in step.runs:
+            short += length < 3
+            two += length == 1
+            waiting += gap
+        if not short and not waiting:
+            return True
+        nxt = sum(self._copies(value + 1, suit, pend))
+        if waiting > nxt or short > nxt + jokers:
+            return False
+        return two <= sum(self._copies(value + 2, suit, pend)) + jokers
+
+    @staticmethod
+    def _profiled(value: int) -> bool:
+        return 2 <= value < LAST
+
+    def _children(self, key: Key) -> list[Child]:
+        """Return (points, next state, choice) for every decision at `key`."""
+        value, suit, runs, pend, groups, used, room = key
+        left = self.jokers - used
+        if suit == 4:
+            nxt = () if self._profiled(value + 1) else pend
+            if not any(groups):
+                return [(0, (value + 1, 0, runs, nxt, groups, used, room), (0, 0, ()))]
+            return [(0, (value + 1, 0, runs, nxt, (0, 0, 0, 0), used + extra,
+                         min(room + more, left - extra)), (extra, more, plan))
+                    for extra, more, plan in group_options(groups, left, self.max_jokers)]
+        bound = self.pend_max if not pend else pend
+        req, opt = self._copies(value, suit, bound)
+        steps = suit_steps(runs[suit], req + opt, 0 if value == 1 else req, left,
+                           self.max_jokers, value)
+        children: list[Child] = []
+        points = PENALTY[card_at(min(value, LAST), suit)]
+        for step in steps:
+            placed = max(0, step.used - req)
+            new_pend = pend
+            if value == 1:
+                kept = (max(0, req - step.used), opt - placed)
+                new_pend = pend[:suit] + (kept,) + pend[suit + 1:]
+            if not self._viable(step, value, suit, new_pend or bound, left - step.jokers):
+                continue
+            new_groups = groups
+            if step.grouped:
+                lst = list(groups)
+                lst[suit] = step.grouped
+                new_groups = (lst[0], lst[1], lst[2], lst[3])
+            new_runs = runs[:suit] + (step.runs,) + runs[suit + 1:]
+            new_room = min(room + step.room, left - step.jokers)
+            children.append((placed * points, (value, suit + 1, new_runs, new_pend,
+                                               new_groups, used + step.jokers, new_room),
+                             step))
+        return children
+
+    def _final(self, used: int, room: int) -> int:
+        """Value at the end: fill the room with jokers; every table joker must be placed."""
+        total = used + min(room, self.jokers - used)
+        return NEG if total < self.jr else 25 * (total - self.jr)
+
+    def _value(self, key: Key, pend: Pend) -> int:
+        """Return the value of `key` when the ace copies kept are `pend`."""
+        if self._profiled(key[0]):
+            pid = self.pend_id.get(pend)
+            return NEG if pid is None else self._profile(key)[pid]
+        return self._best(key)
+
+    def _best(self, key: Key) -> int:
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        self._tick()
+        if key[0] > LAST + 1:
+            best = self._final(key[5], key[6])
+        else:
+            best = NEG
+            for points, child, _ in self._children(key):
+                sub = self._value(child, child[3] or key[3])
+                if sub > NEG and sub + points > best:
+                    best = sub + points
+        self.memo[key] = best
+        return best
+
+    def _profile(self, key: Key) -> list[int]:
+        hit = self.profiles.get(key)
+        if hit is not None:
+            return hit
+        self._tick()
+        best = [NEG] * len(self.pends)
+        for points, child, _ in self._children(key):
+            if self._profiled(child[0]):
+                sub = self._profile(child)
+            else:
+                sub = [self._best(child[:3] + (pend,) + child[4:]) for pend in self.pends]
+            best = [b if s <= NEG or s + points <= b else s + points
+                    for b, s in zip(best, sub, strict=True)]
+        self.profiles[key] = best
+        return best
+
+    def melds(self) -> list[list[str]]:
+        """Rebuild the melds of the best solution (call after `solve` found one)."""
+        builder = _Builder(self.max_jokers)
+        key, pend = self.start, self.start[3]
+        while key[0] <= LAST + 1:
+            target = self._value(key, pend)
+            for points, child, step in self._children(key):
+                child_pend = child[3] or pend
+                if not self._profiled(child[0]):
+                    child = child[:3] + (child_pend,) + child[4:]
+                sub = self._value(child, child_pend)
+                if sub > NEG and sub + points == target:
+                    builder.apply(key, step)
+                    key, pend = child, child_pend
+                    break
+            else:
+                raise AssertionError("no solution to rebuild")
+        used, room = key[5], key[6]
+        builder.fill(min(room, self.jokers - used))
+        return builder.melds
+
+
+class _Builder:
+    """Replays the chosen decisions on concrete runs and groups."""
+
+    def __init__(self, max_jokers: int) -> None:
+        self.max_jokers = max_jokers
+        self.open: list[list[tuple[Run, list[str]]]] = [[] for _ in range(4)]
+        self.melds: list[list[str]] = []
+        self.room: list[tuple[int, int]] = []
+        """(meld index, jokers it may still take)."""
+
+    def apply(self, key: Key, choice: Choice) -> None:
+        """Perform one decision taken at state `key`."""
+        value, suit = key[0], key[1]
+        if not isinstance(choice, SuitStep):
+            for suits, used in choice[2]:
+                size = len(suits) + used
+                self._emit([CODES[natural(value, s)] for s in suits] + [JOKER] * used,
+                           1 if size == 3 and used < self.max_jokers else 0)
+            return
+        code = CODES[card_at(min(value, LAST), suit)]
+        runs = sorted(self.open[suit], key=lambda item: item[0])
+        kept: list[tuple[Run, list[str]]] = []
+        for (run, cards), action in zip(runs, choice.actions, strict=True):
+            length, jokers, _ = run
+            if action == CLOSE:
+                need = max(0, 3 - length)
+                self._emit([*cards, *[JOKER] * need], self.max_jokers - jokers - need)
+            else:
+                cards.append(code if action == EXTEND else JOKER)
+                kept.append(((min(length + 1, 3), jokers + (action == GAP), int(action == GAP)),
+                             cards))
+        kept += [((1, 0, 0), [code]) for _ in range(choice.starts)]
+        self.open[suit] = kept
+
+    def _emit(self, cards: list[str], room: int) -> None:
+        if room > 0:
+            self.room.append((len(self.melds), room))
+        self.melds.append(cards)
+
+    def fill(self, jokers: int) -> None:
+        """Spend `jokers` extra jokers on the room left, then cut runs over 13 cards."""
+        for index, room in self.room:
+            take = min(room, jokers)
+            self.melds[index] += [JOKER] * take
+            jokers -= take
+        if jokers:
+            raise AssertionError("no room for the extra jokers")
+        self.melds = [part for meld in self.melds for part in _cut(meld, self.max_jokers)]
+
+
+def _cut(cards: list[str], max_jokers: int) -> list[list[str]]:
+    """Return a meld, or a run over 13 cards (both aces, or extras) cut in two valid runs.
+
+    `cards` is a run in position order (gap jokers in place), extra jokers last, so any cut
+    leaves two stretches of consecutive positions.
+    """
+    if len(cards) <= MAX_RUN:
+        return [cards]
+    for cut in range(3, len(cards) - 2):
+        low, high = cards[:cut], cards[cut:]
+        if meld_problem(low, max_jokers) is None and meld_problem(high, max_jokers) is None:
+            return [low, high]
+    raise AssertionError(f"cannot cut the run {cards}")
