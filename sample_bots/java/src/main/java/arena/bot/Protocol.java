@@ -30,6 +30,25 @@ public final class Protocol {
     Object act(JSONObject request, JSONObject game);
 
     default void gameOver(JSONObject message) {}
+
+    /** A new game: reset per-game state and seed the generator from {@link #botSeed}. */
+    default void gameStart(JSONObject message) {}
+  }
+
+  /**
+   * {@code game_start.bot_seed}: the seed for this game's random choices (an integer below
+   * 2^53).
+   *
+   * @throws IllegalArgumentException when it is absent or not such an integer
+   */
+  public static long botSeed(JSONObject gameStart) {
+    Object seed = gameStart.opt("bot_seed");
+    if (seed instanceof Integer || seed instanceof Long) {
+      long value = ((Number) seed).longValue();
+      if (value >= 0 && value < 1L << 53) return value;
+    }
+    throw new IllegalArgumentException(
+        "game_start.bot_seed must be an integer in [0, 2^53), got " + seed);
   }
 
   /** The hello frame a bot sends first. */
@@ -103,7 +122,10 @@ public final class Protocol {
         }
         switch (m.getString("type")) {
           case "welcome" -> welcomed = true;
-          case "game_start" -> game = m;
+          case "game_start" -> {
+            game = m;
+            strategy.gameStart(m);
+          }
           case "request" -> socket.send(encodeAction(m.getLong("id"), strategy.act(m, game)));
           case "game_over" -> strategy.gameOver(m);
           case "error" -> { // information only, except before welcome: then we have no seat

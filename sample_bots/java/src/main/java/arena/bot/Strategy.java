@@ -2,19 +2,35 @@ package arena.bot;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
+import java.util.SplittableRandom;
 import org.json.JSONArray;
 import org.json.JSONObject;
 
-/** The strategy: replace {@link #act} with your own. Plays both games legally. */
+/**
+ * The strategy: replace {@link #act} with your own. Plays both games legally. Every random
+ * choice comes from {@code random}, re-seeded from {@code game_start.bot_seed} at each game, so
+ * the same game seed replays the same game.
+ */
 public final class Strategy implements Protocol.Strategy {
   private static final String[] RANKS =
       {"A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"};
   private static final String SUITS = "SHDC";
-  private final Random random;
+  private SplittableRandom random = newRandom(0);
 
-  public Strategy(Random random) {
-    this.random = random;
+  /** This game's generator: {@link SplittableRandom}, whose sequence a seed fixes. */
+  static SplittableRandom newRandom(long seed) {
+    return new SplittableRandom(seed);
+  }
+
+  @Override
+  public void gameStart(JSONObject message) {
+    long seed = 0;
+    try {
+      seed = Protocol.botSeed(message);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage() + ": seeding with 0");
+    }
+    random = newRandom(seed);
   }
 
   @Override

@@ -2,6 +2,7 @@ package arena.bot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,7 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
+import java.util.ArrayList;
+import java.util.SplittableRandom;
 import org.json.JSONArray;
 import org.json.JSONObject;
 import org.junit.jupiter.api.Test;
@@ -92,7 +94,7 @@ class ProtocolTest {
   @Test
   void strategyAnswersWithAnOption() throws IOException {
     JSONObject request = example("request");
-    Object action = new Strategy(new Random(1)).act(request, example("game_start"));
+    Object action = new Strategy().act(request, example("game_start"));
     boolean found = false;
     for (Object o : request.getJSONArray("options")) found |= ((JSONObject) o).similar(action);
     assertTrue(found);
@@ -112,5 +114,45 @@ class ProtocolTest {
         new JSONObject().put("type", "play").put("table", new JSONArray("[[\"6D\",\"7D\",\"8D\",\"5D\"]]"))));
     JSONObject opening = new JSONObject("{\"game\":\"machiavelli-rummy@1\",\"rules\":{\"opening\":\"meld-from-hand\"}}");
     assertEquals("draw", Strategy.rummy(request, opening).getString("type"));
+  }
+
+  @Test
+  void botSeedIsReadFromTheExample() throws IOException {
+    assertEquals(6095745163040713L, Protocol.botSeed(example("game_start")));
+    for (String bad : List.of("{}", "{\"bot_seed\":1.5}", "{\"bot_seed\":-1}", "{\"bot_seed\":\"7\"}")) {
+      assertThrows(IllegalArgumentException.class, () -> Protocol.botSeed(new JSONObject(bad)), bad);
+    }
+  }
+
+  static List<Long> draws(SplittableRandom random, int n) {
+    List<Long> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) out.add(random.nextLong());
+    return out;
+  }
+
+  @Test
+  void twoGeneratorsFromTheSameSeedAgree() throws IOException {
+    long seed = Protocol.botSeed(example("game_start"));
+    assertEquals(draws(Strategy.newRandom(seed), 20), draws(Strategy.newRandom(seed), 20));
+    assertNotEquals(draws(Strategy.newRandom(seed), 20), draws(Strategy.newRandom(seed + 1), 20));
+  }
+
+  static List<Integer> play(Strategy strategy, JSONObject game) {
+    JSONArray options = new JSONArray();
+    for (int i = 0; i < 9; i++) options.put(new JSONObject().put("type", "pick").put("i", i));
+    JSONObject request = new JSONObject().put("options", options);
+    strategy.gameStart(game);
+    List<Integer> picks = new ArrayList<>();
+    for (int i = 0; i < 30; i++) picks.add(((JSONObject) strategy.act(request, game)).getInt("i"));
+    return picks;
+  }
+
+  @Test
+  void strategyReplaysAfterGameStart() throws IOException {
+    Strategy strategy = new Strategy();
+    JSONObject start = example("game_start");
+    List<Integer> first = play(strategy, start);
+    assertEquals(first, play(strategy, start));
+    assertNotEquals(first, play(strategy, new JSONObject(start.toString()).put("bot_seed", 7)));
   }
 }
