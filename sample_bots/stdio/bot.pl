@@ -15,6 +15,19 @@ sub send_message { print $json->encode($_[0]), "\n" }
 # The strategy: replace `act` with your own. machiavelli lists every legal action in
 # `options`: build when we can, else pick one at random. For machiavelli-rummy (free-form
 # actions) this simple bot always draws, which is always legal.
+
+# A new game: seed `rand` from game_start.bot_seed (an integer below 2^53), so that the same
+# game seed replays the same game. Perl's srand keeps 32 bits, so the high bits are folded in.
+sub game_start {
+    my ($message) = @_;
+    my $seed = $message->{bot_seed};
+    if (!defined $seed || $seed !~ /\A[0-9]+\z/) {
+        warn "game_start without a valid bot_seed: seeding with 0\n";
+        $seed = 0;
+    }
+    srand(($seed ^ ($seed >> 32)) & 0xFFFFFFFF);
+}
+
 sub act {
     my ($request) = @_;
     my $options = $request->{options};
@@ -32,6 +45,7 @@ while (my $line = <STDIN>) {
     if (!$message || ref $message ne 'HASH') { warn "ignored a line that is not a message\n"; next }
     my $type = $message->{type} // '';
     if ($type eq 'welcome') { $welcomed = 1 }
+    elsif ($type eq 'game_start') { game_start($message) }
     elsif ($type eq 'request') {
         send_message({ type => 'action', id => $message->{id}, action => act($message) });
     }

@@ -1,5 +1,6 @@
 """Every starter bot builds, passes its own tests against protocol/examples, plays both games
-through the referee without a fault, and passes `arena check-bot`."""
+through the referee without a fault, and passes `arena check-bot` with no warning (its random
+choices are seeded from `game_start.bot_seed`, so a replayed game is the same)."""
 
 from __future__ import annotations
 
@@ -61,6 +62,8 @@ def test_passes_check_bot(lang: str) -> None:
         endpoint="tcp://127.0.0.1:0" if starter.tcp else None))
     failures = [f"{r.check.value}: {r.detail}" for r in report.results if r.ok is not True]
     assert report.passed, f"{failures}\n{report.log_tail}"
+    # seeded from game_start.bot_seed: the replayed game is the same, with no warning
+    assert report.warnings == (), failures
 
 
 @pytest.mark.parametrize(("ci", "outcome"), [("true", pytest.fail.Exception),
