@@ -12,7 +12,7 @@ import random
 from collections.abc import Mapping
 from typing import ClassVar
 
-from arena.core.game import Decision, Event, GameInfo, Json, Outcome
+from arena.core.game import Decision, GameInfo, Json, Outcome
 
 from . import rules, scoring, setup
 from . import state as st
@@ -59,13 +59,11 @@ class Machiavelli:
         """Raise IllegalAction unless `action` is legal for `seat` now."""
         rules.validate(state, seat, action)
 
-    def apply(self, state: State, seat: int, action: Action) -> list[Event]:
-        """Validate and perform `action`; all or nothing."""
-        return rules.apply(state, seat, action)
-
-    def observation(self, state: State, seat: int) -> dict[str, Json]:
-        """Return what `seat` may know now."""
-        return observation(state, seat)
+    # the module functions themselves, without a delegating call (they run at every decision)
+    apply = staticmethod(rules.apply)
+    """Validate and perform an action; all or nothing (`rules.apply`)."""
+    observation = staticmethod(observation)
+    """Return what a seat may know now (`observe.observation`)."""
 
     def outcome(self, state: State) -> Outcome | None:
         """Return the outcome once the game is over."""

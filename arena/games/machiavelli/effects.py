@@ -22,7 +22,7 @@ T = ActionType
 
 def apply(state: State, seat: int, action: Action, events: list[Event]) -> None:
     """Apply a validated turn action (any turn decision kind) for `seat`."""
-    _HANDLERS[action.type](state, seat, action, events)
+    HANDLERS[action.type](state, seat, action, events)
 
 
 def _gather_gold(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -208,7 +208,7 @@ def _end_turn(state: State, seat: int, action: Action, events: list[Event]) -> N
 
 
 Handler = Callable[[State, int, Action, list[Event]], None]
-_HANDLERS: dict[ActionType, Handler] = {
+HANDLERS: dict[ActionType, Handler] = {  # by action type; `rules.apply` calls them directly
     T.GATHER_GOLD: _gather_gold, T.GATHER_CARDS: _gather_cards, T.KEEP_CARD: _keep_card,
     T.BUILD: _build, T.PAY_WITH_CARDS: _pay_with_cards, T.PAY_CARD: _pay_card, T.DONE: _done,
     T.COLLECT_INCOME: _income, T.KILL: _kill, T.ROB: _rob, T.SWAP_HANDS: _swap,

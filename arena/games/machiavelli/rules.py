@@ -184,12 +184,15 @@ def apply(state: State, seat: int, action: Action) -> list[Event]:
     Raises:
         IllegalAction: as `validate`; the state is left unchanged.
     """
-    validate(state, seat, action)
+    current = state.cache
+    if current is None or current.checked is not action or seat != current.decision.seat:
+        validate(state, seat, action)
     events: list[Event] = []
     state.cache = None
     if state.phase == Phase.DRAFT:
         draft.apply(state, seat, action, events)
     else:
-        effects.apply(state, seat, action, events)
-    _run(state, events)
+        effects.HANDLERS[action.type](state, seat, action, events)
+    if state.phase != Phase.TURN:
+        _run(state, events)
     return events
