@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.checkbot import CheckOptions, check_bot
+from arena.checkbot import CheckId, CheckOptions, check_bot
 from arena.core.game import Termination
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
 from tests.polyglot.starters import STARTERS, Starter, make, require
@@ -63,7 +63,8 @@ def test_passes_check_bot(lang: str) -> None:
     failures = [f"{r.check.value}: {r.detail}" for r in report.results if r.ok is not True]
     assert report.passed, f"{failures}\n{report.log_tail}"
     # seeded from game_start.bot_seed: the replayed game is the same, with no warning
-    assert report.warnings == (), failures
+    reproducible = next(r for r in report.results if r.check is CheckId.REPRODUCIBLE)
+    assert reproducible.ok is True and report.warnings == (), failures
 
 
 @pytest.mark.parametrize(("ci", "outcome"), [("true", pytest.fail.Exception),
