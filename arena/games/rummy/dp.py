@@ -167,6 +167,34 @@ def group_options(counts: Groups, jokers: int, max_jokers: int
     return tuple(kept)
 
 
+def useful(required: list[int], optional: list[int], max_jokers: int) -> list[int]:
+    """Return `optional` without the natural cards that fit no meld even with every card.
+
+    A card fits a group when two other suits of its rank (or jokers) are on offer, and a
+    run when some three consecutive places around it lack at most the jokers allowed.
+    """
+    jokers = min(max_jokers, required[JOKER_INDEX] + optional[JOKER_INDEX])
+    kept = list(optional)
+
+    def have(position: int, suit: int) -> bool:
+        index = card_at(position, suit)
+        return required[index] + optional[index] > 0
+
+    for index in range(JOKER_INDEX):
+        if not optional[index]:
+            continue
+        rank, suit = index % 13 + 1, index // 13
+        others = sum(have(rank, s) for s in range(4) if s != suit)
+        fits = others + jokers >= 2
+        for position in ((1, LAST) if rank == 1 else (rank,)):
+            for low in range(max(1, position - 2), min(position, LAST - 2) + 1):
+                missing = sum(not have(p, suit) for p in range(low, low + 3) if p != position)
+                fits = fits or missing <= jokers
+        if not fits:
+            kept[index] = 0
+    return kept
+
+
 def card_at(value: int, suit: int) -> int:
     """Return the natural card index at `value` (1..14) of `suit`."""
     return natural(1 if value == LAST else value, suit)
@@ -193,7 +221,7 @@ class RankDP:
     def __init__(self, required: list[int], optional: list[int], max_jokers: int,
                  node_limit: int | None = None, deadline: float | None = None) -> None:
         self.req = required
-        self.opt = optional
+        self.opt = useful(required, optional, max_jokers)
         self.jr = required[JOKER_INDEX]
         self.jokers = required[JOKER_INDEX] + optional[JOKER_INDEX]
         self.max_jokers = min(max_jokers, self.jokers)
@@ -202,6 +230,8 @@ class RankDP:
         self.nodes = 0
         self.memo: dict[Key, int] = {}
         self.profiles: dict[Key, list[int]] = {}
+        self.moves: dict[tuple[int, int, SuitRuns, tuple[int, int], int],
+                         list[tuple[int, SuitStep, tuple[int, int] | None]]] = {}
         self.pends = self._pends()
         self.pend_id = {pend: i for i, pend in enumerate(self.pends)}
         self.pend_max: Pend = tuple((max(p[s][0] for p in self.pends),
@@ -230,18 +260,19 @@ class RankDP:
                 and time.perf_counter() > self.deadline:
             raise OutOfBudget
 
-    def _copies(self, value: int, suit: int, pend: Pend) -> tuple[int, int]:
+    def _copies(self, value: int, suit: int, pend: tuple[int, int]) -> tuple[int, int]:
         if value > LAST:
             return 0, 0
         if value == LAST:
-            return pend[suit]
+            return pend
         index = natural(value, suit)
         return self.req[index], self.opt[index]
 
-    def _viable(self, step: SuitStep, value: int, suit: int, pend: Pend, jokers: int) -> bool:
-        """Can the short runs after `step` still reach 3 cards? (a cheap necessary test)"""
+    def _viable(self, runs: SuitRuns, value: int, suit: int, pend: tuple[int, int],
+                jokers: int) -> bool:
+        """Can the short runs after a step still reach 3 cards? (a cheap necessary test)"""
         short = two = waiting = 0
-        for length, _, gap in step.runs:
+        for length, _, gap in runs:
             short += length < 3
             two += length == 1
             waiting += gap
@@ -256,6 +287,28 @@ class RankDP:
     def _profiled(value: int) -> bool:
         return 2 <= value < LAST
 
+    def _moves(self, value: int, suit: int, runs: SuitRuns, pend: tuple[int, int], left: int
+               ) -> list[tuple[int, SuitStep, tuple[int, int] | None]]:
+        """Return (points, step, ace copies kept or None) for one suit, viable steps only."""
+        key = (value, suit, runs, pend, left)
+        hit = self.moves.get(key)
+        if hit is not None:
+            return hit
+        req, opt = self._copies(value, suit, pend)
+        points = PENALTY[card_at(min(value, LAST), suit)]
+        out: list[tuple[int, SuitStep, tuple[int, int] | None]] = []
+        for step in suit_steps(runs, req + opt, 0 if value == 1 else req, left,
+                               self.max_jokers, value):
+            placed = max(0, step.used - req)
+            kept = None
+            if value == 1:
+                kept = (max(0, req - step.used), opt - placed)
+            if self._viable(step.runs, value, suit, pend if kept is None else kept,
+                            left - step.jokers):
+                out.append((placed * points, step, kept))
+        self.moves[key] = out
+        return out
+
     def _children(self, key: Key) -> list[Child]:
         """Return (points, next state, choice) for every decision at `key`."""
         value, suit, runs, pend, groups, used, room = key
@@ -267,30 +320,19 @@ class RankDP:
             return [(0, (value + 1, 0, runs, nxt, (0, 0, 0, 0), used + extra,
                          min(room + more, left - extra)), (extra, more, plan))
                     for extra, more, plan in group_options(groups, left, self.max_jokers)]
-        bound = self.pend_max if not pend else pend
-        req, opt = self._copies(value, suit, bound)
-        steps = suit_steps(runs[suit], req + opt, 0 if value == 1 else req, left,
-                           self.max_jokers, value)
         children: list[Child] = []
-        points = PENALTY[card_at(min(value, LAST), suit)]
-        for step in steps:
-            placed = max(0, step.used - req)
-            new_pend = pend
-            if value == 1:
-                kept = (max(0, req - step.used), opt - placed)
-                new_pend = pend[:suit] + (kept,) + pend[suit + 1:]
-            if not self._viable(step, value, suit, new_pend or bound, left - step.jokers):
-                continue
+        head, tail = runs[:suit], runs[suit + 1:]
+        for points, step, kept in self._moves(value, suit, runs[suit],
+                                              (pend or self.pend_max)[suit], left):
+            new_pend = pend if kept is None else pend[:suit] + (kept,) + pend[suit + 1:]
             new_groups = groups
             if step.grouped:
                 lst = list(groups)
                 lst[suit] = step.grouped
                 new_groups = (lst[0], lst[1], lst[2], lst[3])
-            new_runs = runs[:suit] + (step.runs,) + runs[suit + 1:]
-            new_room = min(room + step.room, left - step.jokers)
-            children.append((placed * points, (value, suit + 1, new_runs, new_pend,
-                                               new_groups, used + step.jokers, new_room),
-                             step))
+            children.append((points, (value, suit + 1, (*head, step.runs, *tail), new_pend,
+                                      new_groups, used + step.jokers,
+                                      min(room + step.room, left - step.jokers)), step))
         return children
 
     def _final(self, used: int, room: int) -> int:
@@ -332,6 +374,10 @@ class RankDP:
                 sub = self._profile(child)
             else:
                 sub = [self._best(child[:3] + (pend,) + child[4:]) for pend in self.pends]
+            if len(best) == 1:
+                if sub[0] > NEG and sub[0] + points > best[0]:
+                    best = [sub[0] + points]
+                continue
             best = [b if s <= NEG or s + points <= b else s + points
                     for b, s in zip(best, sub, strict=True)]
         self.profiles[key] = best

@@ -9,47 +9,78 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
+from itertools import combinations
 
-from arena.games.rummy.cards import CODES, INDEX, JOKER, rank_of, suit_of
+from arena.games.rummy.cards import CODES, INDEX, JOKER, natural, rank_of, suit_of
 from arena.games.rummy.melds import canonical, meld_problem
-from arena.games.rummy.melds_gen import melds_with
+from arena.games.rummy.melds_gen import run_cap
 
 Table = tuple[tuple[str, ...], ...]
 
 
 def hand_melds(hand: Sequence[str], max_jokers: int) -> list[tuple[str, ...]]:
-    """Return every meld (runs up to the solver's cap) made only of hand cards, sorted."""
-    pool = [0] * len(CODES)
-    for code in hand:
-        pool[INDEX[code]] += 1
-    found: set[tuple[int, ...]] = set()
-    for index in sorted({INDEX[c] for c in hand}):
-        pool[index] -= 1
-        found |= melds_with(index, pool.__getitem__, max_jokers)
-        pool[index] += 1
-    return [canonical([CODES[i] for i in meld]) for meld in sorted(found)]
+    """Return the melds made only of hand cards, sorted: groups, and runs up to the solver's
+    cap whose gaps (or one end) hold jokers."""
+    have = {INDEX[code] for code in hand}
+    jokers = min(max_jokers, sum(code == JOKER for code in hand))
+    found: set[tuple[str, ...]] = set()
+    for rank in range(1, 14):
+        suits = [s for s in range(4) if natural(rank, s) in have]
+        for size in range(1, len(suits) + 1):
+            for subset in combinations(suits, size):
+                for used in range(max(0, 3 - size), min(jokers, 4 - size) + 1):
+                    found.add(canonical([CODES[natural(rank, s)] for s in subset]
+                                        + [JOKER] * used))
+    cap = run_cap(max_jokers)
+    for suit in range(4):
+        present = [False] + [natural(1 if p == 14 else p, suit) in have for p in range(1, 15)]
+        for low in range(1, 14):
+            if not present[low]:
+                continue
+            for high in range(low + 1, min(14, low + cap - 1) + 1):
+                missing = sum(not present[p] for p in range(low, high + 1))
+                if missing > jokers:
+                    break
+                if not present[high]:
+                    continue
+                cards = [CODES[natural(1 if p == 14 else p, suit)]
+                         for p in range(low, high + 1) if present[p]]
+                size = high - low + 1
+                for extra in range(max(0, 3 - size), jokers - missing + 1):
+                    if size + extra <= 13:
+                        found.add(canonical(cards + [JOKER] * (missing + extra)))
+    return sorted(found, key=lambda meld: [INDEX[c] for c in meld])
 
 
-def _may_extend(meld: Sequence[str], card: str) -> bool:
-    """Cheap filter before the full check: same rank for a group, same suit for a run."""
-    if card == JOKER:
-        return True
-    naturals = [INDEX[c] for c in meld if c != JOKER]
-    index = INDEX[card]
-    return all(rank_of(i) == rank_of(index) for i in naturals) or \
-        all(suit_of(i) == suit_of(index) for i in naturals)
+@lru_cache(maxsize=4096)
+def _targets(meld: tuple[str, ...], max_jokers: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Return (card, meld after) for every card that can be laid off onto `meld`."""
+    naturals = [INDEX[code] for code in meld if code != JOKER]
+    ranks = {rank_of(i) for i in naturals}
+    suits = {suit_of(i) for i in naturals}
+    out = []
+    for code in CODES:
+        index = INDEX[code]
+        # only a joker, the meld's rank (a group) or its suit (a run) can join it
+        if code != JOKER and ranks != {rank_of(index)} and suits != {suit_of(index)}:
+            continue
+        grown = (*meld, code)
+        if meld_problem(grown, max_jokers) is None:
+            out.append((code, canonical(grown)))
+    return tuple(out)
 
 
 def lay_offs(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int) -> list[Table]:
     """Return every table made by adding one hand card to one table meld."""
     plays: list[Table] = []
-    kinds = sorted(set(hand), key=INDEX.__getitem__)
-    for m, meld in enumerate(table):
-        for card in kinds:
-            grown = [*meld, card]
-            if _may_extend(meld, card) and meld_problem(grown, max_jokers) is None:
-                new = [tuple(x) for x in table]
-                new[m] = canonical(grown)
+    kinds = set(hand)
+    base = [tuple(meld) for meld in table]
+    for m, meld in enumerate(base):
+        for card, grown in _targets(meld, max_jokers):
+            if card in kinds:
+                new = list(base)
+                new[m] = grown
                 plays.append(tuple(new))
     return plays
 

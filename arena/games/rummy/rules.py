@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import ClassVar
 
 from arena.core.errors import ConfigError, IllegalAction, MalformedAction
@@ -46,6 +47,17 @@ OPTIONS = (
     OptionSpec("opening", OPENING_NONE, "first play of each player: free, or whole melds "
                                         "from hand only", (OPENING_NONE, OPENING_MELD)),
 )
+
+
+@lru_cache(maxsize=8192)
+def _meld_problem(meld: tuple[str, ...], max_jokers: int) -> str | None:
+    """`meld_problem`, remembered: a table keeps most of its melds from move to move."""
+    return meld_problem(meld, max_jokers)
+
+
+@lru_cache(maxsize=8192)
+def _canonical(meld: tuple[str, ...]) -> tuple[str, ...]:
+    return canonical(meld)
 
 
 class RummyGame:
@@ -107,19 +119,25 @@ class RummyGame:
 
     def validate(self, state: RummyState, seat: int, action: RummyAction) -> None:
         """Check a move; raise `IllegalAction` saying which meld or card is wrong."""
+        self._validate(state, seat, action)
+
+    def _validate(self, state: RummyState, seat: int, action: RummyAction
+                  ) -> Counter[str] | None:
+        """Validate; return the cards a play takes from hand (None for a draw)."""
         if state.over:
             raise IllegalAction("the game is over")
         if seat != state.to_move:
             raise IllegalAction(f"seat {seat} may not move now: it is seat {state.to_move}'s "
                                 "move")
         if isinstance(action, Play):
-            self._check_play(state, seat, action)
-        elif not state.rules["draw_when_able"]:
+            return self._check_play(state, seat, action)
+        if not state.rules["draw_when_able"]:
             play = self._any_play(state, seat)
             if play is not None:
                 word = "draw" if state.stock else "pass"
                 raise IllegalAction(f"you may not {word} while a play exists "
                                     f"(draw_when_able is false): e.g. {list(play)}")
+        return None
 
     def _must_open(self, state: RummyState, seat: int) -> bool:
         return state.rules["opening"] == OPENING_MELD and not state.opened[seat]
@@ -134,7 +152,7 @@ class RummyGame:
         """Return the cards the play takes from hand, or raise `IllegalAction`."""
         max_jokers = int(state.rules["max_jokers_per_meld"])
         for m, meld in enumerate(play.table):
-            problem = meld_problem(meld, max_jokers)
+            problem = _meld_problem(tuple(meld), max_jokers)
             if problem is not None:
                 raise IllegalAction(f"meld {m} [{' '.join(meld)}]: {problem}")
         old = Counter(state.table_cards())
@@ -166,9 +184,9 @@ class RummyGame:
 
     def apply(self, state: RummyState, seat: int, action: RummyAction) -> list[Event]:
         """Validate then perform a move; all or nothing."""
-        self.validate(state, seat, action)
-        if isinstance(action, Play):
-            events = self._play(state, seat, action)
+        added = self._validate(state, seat, action)
+        if isinstance(action, Play) and added is not None:
+            events = self._play(state, seat, action, added)
         else:
             events = self._draw(state, seat)
         state.turn += 1
@@ -180,12 +198,12 @@ class RummyGame:
                 "winner": state.winner, "penalties": scoring.penalties(state)}))
         return events
 
-    def _play(self, state: RummyState, seat: int, play: Play) -> list[Event]:
-        added = self._check_play(state, seat, play)
+    def _play(self, state: RummyState, seat: int, play: Play, added: Counter[str]
+              ) -> list[Event]:
         hand = Counter(state.hands[seat])
         hand.subtract(added)
         state.hands[seat] = sorted_cards(hand.elements())
-        state.table = [canonical(meld) for meld in play.table]
+        state.table = [_canonical(tuple(meld)) for meld in play.table]
         state.opened[seat] = True
         state.passes = 0
         if not state.hands[seat]:
