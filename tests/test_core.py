@@ -111,3 +111,15 @@ def test_game_record_round_trips() -> None:
         details={"rounds": 9}, replay="replays/1.jsonl",
     )
     assert GameRecord.from_json(record.to_json()) == record
+
+
+def test_fast_constructors_equal_the_dataclass_constructors() -> None:
+    from arena.core.game import Decision, Event, make_decision, make_event
+
+    assert make_event("built", {"seat": 1}) == Event("built", {"seat": 1})
+    assert make_event("drew", {"card": "x"}, frozenset({2})) == Event(
+        "drew", {"card": "x"}, frozenset({2}))
+    assert make_event("drew", {}, frozenset({2})) != Event("drew", {}, frozenset({3}))
+    made = make_decision(3, "turn", ({"type": "end_turn"},), {"gathered": True})
+    assert made == Decision(3, "turn", ({"type": "end_turn"},), {"gathered": True})
+    assert hash(make_event("x", {}, None).visible_to) == hash(None)
