@@ -5,7 +5,8 @@ Prints figures only, no asserts:
 - solver time on a fixed seeded set of mid-game positions (median and worst; the target
   median is under 50 ms), with how many searches finished (proven optimal);
 - in-process games/s of 2- and 4-player random play;
-- the solver bot's results against the random policy (in-process, seats alternated).
+- the solver bot's results against the random policy (in-process, seats rotated): 2 and
+  4 players.
 Run: .venv/bin/python bench/rummy.py [positions] [duel_games]
 """
 
@@ -76,7 +77,7 @@ def bench_solver(count: int, limit: float = 2.0) -> None:
     for state in positions(count):
         hand = state.hands[state.to_move]
         start = time.perf_counter()
-        found = solve(hand, state.table, 1, node_limit=None, time_limit=limit)
+        found = solve(hand, state.table, 1, time_limit=limit)
         times.append(time.perf_counter() - start)
         finished += found is None or found.optimal
         sizes.append(len(state.table_cards()))
@@ -95,14 +96,15 @@ def bench_random_play() -> None:
 
 
 def solver_move(state: RummyState, seat: int) -> RummyAction:
-    return solver_policy(state.hands[seat], state.table, 1, len(state.stock), time_limit=0.05)
+    return solver_policy(state.hands[seat], state.table, 1, len(state.stock))
 
 
-def bench_duel(games: int) -> None:
+def duel(players: int, games: int) -> float:
+    """Return the policy's wins (shared first places as shares), seats rotated, seeded."""
     wins = 0.0
     for index in range(games):
-        state = GAME.new_game(2, {}, 1000 + index)
-        solver_seat = index % 2
+        state = GAME.new_game(players, {}, 1000 + index)
+        solver_seat = index % players
         rng = random.Random(index)
         while (decision := GAME.to_act(state)) is not None:
             seat = decision.seat
@@ -112,9 +114,17 @@ def bench_duel(games: int) -> None:
         outcome = GAME.outcome(state)
         assert outcome is not None
         if outcome.placings[solver_seat] == 1:
-            wins += 1.0 if outcome.placings[1 - solver_seat] > 1 else 0.5
-    print(f"solver bot vs random policy, {games} 2-player games: solver scores "
-          f"{wins:.1f}/{games} ({wins / games:.0%})")
+            wins += 1 / outcome.placings.count(1)
+    return wins
+
+
+def bench_duel(games: int) -> None:
+    for players, count in ((2, games), (4, max(4, games // 2))):
+        start = time.perf_counter()
+        wins = duel(players, count)
+        print(f"solver bot vs random policy, {count} {players}-player games: solver wins "
+              f"{wins:.1f}/{count} ({wins / count:.0%}; fair share {1 / players:.0%}), "
+              f"{time.perf_counter() - start:.0f} s")
 
 
 def main(count: int = 30, duel: int = 24) -> None:

@@ -223,6 +223,8 @@ class RankDP:
         self.req = required
         self.opt = useful(required, optional, max_jokers)
         self.jr = required[JOKER_INDEX]
+        self.feasibility = not any(self.opt)
+        """Nothing optional: every solution is worth the same, so the first one will do."""
         self.jokers = required[JOKER_INDEX] + optional[JOKER_INDEX]
         self.max_jokers = min(max_jokers, self.jokers)
         self.node_limit = node_limit
@@ -250,6 +252,8 @@ class RankDP:
 
     def solve(self) -> int:
         """Return the most optional points placeable with all required cards (NEG: none)."""
+        if useful(self.opt, self.req, self.max_jokers) != self.req:
+            return NEG  # a table card that fits no meld at all
         return self._value(self.start, self.start[3])
 
     def _tick(self) -> None:
@@ -283,9 +287,9 @@ class RankDP:
             return False
         return two <= sum(self._copies(value + 2, suit, pend)) + jokers
 
-    @staticmethod
-    def _profiled(value: int) -> bool:
-        return 2 <= value < LAST
+    def _profiled(self, value: int) -> bool:
+        # a feasibility question stops at its first solution: a plain search is quicker
+        return 2 <= value < LAST and not self.feasibility
 
     def _moves(self, value: int, suit: int, runs: SuitRuns, pend: tuple[int, int], left: int
                ) -> list[tuple[int, SuitStep, tuple[int, int] | None]]:
@@ -360,6 +364,8 @@ class RankDP:
                 sub = self._value(child, child[3] or key[3])
                 if sub > NEG and sub + points > best:
                     best = sub + points
+                    if self.feasibility:
+                        break
         self.memo[key] = best
         return best
 
@@ -377,9 +383,13 @@ class RankDP:
             if len(best) == 1:
                 if sub[0] > NEG and sub[0] + points > best[0]:
                     best = [sub[0] + points]
+                    if self.feasibility:
+                        break
                 continue
             best = [b if s <= NEG or s + points <= b else s + points
                     for b, s in zip(best, sub, strict=True)]
+            if self.feasibility and min(best) > NEG:
+                break
         self.profiles[key] = best
         return best
 

@@ -1,39 +1,73 @@
 """A strong policy built on the solver (the solver sample bot and benchmarks use it).
 
-It goes out at once when the solver finds a play that empties the hand; otherwise it plays
-the cheap move (a meld from hand or one lay-off) that places the most penalty points, and
-only when there is none the solver's rebuild of the table; else it draws. (Measured against
-the random policy, the cheap move first beats the solver's largest play every move: a big
-rebuild hands the opponent more places to lay off.)
+1. Go out when the whole hand can join the table: the solver asked to place table and
+   hand alike (a feasibility question, which stops at its first solution).
+2. Otherwise shed slowly: the cheap move (a meld from hand or one lay-off) that places the
+   most penalty points, keeping the jokers in hand while another move exists. A big
+   rebuild empties the hand no faster in the end and hands every opponent more places to
+   lay off; a joker kept is the card that completes the final rebuild.
+3. With no cheap move, the solver's best rebuild; with no play at all, draw.
+
+Measured against the random policy (tests/engines/rummy/test_strategy.py, bench/rummy.py),
+the going-out check is what wins games. The searches take a node budget, so a move is a
+pure function of the position (bounded time, reproducible games).
 Imports only the standard library and this package.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from arena.games.rummy.actions import Draw, Play, RummyAction
-from arena.games.rummy.cards import INDEX, PENALTY
+from arena.games.rummy.cards import INDEX, JOKER, PENALTY
+from arena.games.rummy.dp import OutOfBudget
 from arena.games.rummy.moves import simple_plays
-from arena.games.rummy.solver import placed_cards, solve
+from arena.games.rummy.solver import placed_cards, search_table, solve
+
+OUT_NODES = 20_000
+"""Search budget of the going-out check (states)."""
+PLAY_NODES = 5_000
+"""Search budget of a rebuild when no cheap move exists."""
 
 
-def _cost(table: Sequence[Sequence[str]], play: tuple[tuple[str, ...], ...]) -> tuple[int, int]:
+def going_out(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int, *,
+              node_limit: int | None = OUT_NODES, time_limit: float | None = None
+              ) -> Play | None:
+    """Return a play that places the whole hand, or None (none, or none found in budget)."""
+    cards = [c for meld in table for c in meld] + list(hand)
+    try:
+        found = search_table(cards, [], max_jokers, node_limit, _deadline(time_limit))
+    except OutOfBudget:
+        return None
+    return None if found is None else Play(tuple(found[1]))
+
+
+def _deadline(time_limit: float | None) -> float | None:
+    return None if time_limit is None else time.perf_counter() + time_limit
+
+
+def _rank(table: Sequence[Sequence[str]], play: tuple[tuple[str, ...], ...]
+          ) -> tuple[int, int]:
     placed = placed_cards(table, play)
-    return -sum(PENALTY[INDEX[c]] for c in placed), len(placed)
+    return -(JOKER in placed), sum(PENALTY[INDEX[c]] for c in placed)
 
 
 def solver_policy(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int,
                   stock: int, *, keep_table: bool = False,
-                  time_limit: float | None = 0.2) -> RummyAction:
-    """Return the policy's move for `hand` on `table` with `stock` cards left to draw."""
-    best = solve(hand, table, max_jokers, keep_table=keep_table, node_limit=None,
-                 time_limit=time_limit)
-    if best is None:
-        return Draw()
-    if len(best.placed) == len(hand):
-        return Play(best.table)
+                  time_limit: float | None = None) -> RummyAction:
+    """Return the policy's move for `hand` on `table` with `stock` cards left to draw.
+
+    `time_limit` (seconds) bounds each search on top of the node budgets (bots); without
+    it a move depends only on the position.
+    """
+    if not keep_table:
+        out = going_out(hand, table, max_jokers, time_limit=time_limit)
+        if out is not None:
+            return out
     cheap = simple_plays(hand, table, max_jokers, keep_table=keep_table)
     if cheap:
-        return Play(min(cheap, key=lambda play: _cost(table, play)))
-    return Play(best.table)
+        return Play(max(cheap, key=lambda play: _rank(table, play)))
+    best = solve(hand, table, max_jokers, keep_table=keep_table, node_limit=PLAY_NODES,
+                 time_limit=time_limit)
+    return Draw() if best is None else Play(best.table)
