@@ -71,7 +71,7 @@ def _run_options(run: Run, natural_ok: bool, extend_ok: bool, max_jokers: int
                  ) -> list[tuple[int, Run | None, int, int, int]]:
     """Return (action, run after, naturals used, jokers used, room) for one open run.
 
-    A gap joker must be followed by a natural card (a joker at a run's end is an extra:
+    Gap jokers must be followed by a natural card (a joker at a run's end is an extra:
     its place is free), and a closing run takes only the extras it needs to reach 3 cards;
     what more it could hold is room, spent at the very end.
     """
@@ -79,10 +79,10 @@ def _run_options(run: Run, natural_ok: bool, extend_ok: bool, max_jokers: int
     out: list[tuple[int, Run | None, int, int, int]] = []
     if extend_ok and natural_ok:
         out.append((EXTEND, (min(length + 1, 3), jokers, 0), 1, 0, 0))
-    if gap:
-        return out
     if extend_ok and jokers < max_jokers:
         out.append((GAP, (min(length + 1, 3), jokers + 1, 1), 0, 1, 0))
+    if gap:
+        return out
     need = max(0, 3 - length)
     if jokers + need <= max_jokers:
         out.append((CLOSE, None, 0, need, max_jokers - jokers - need))
@@ -275,15 +275,14 @@ class RankDP:
     def _viable(self, runs: SuitRuns, value: int, suit: int, pend: tuple[int, int],
                 jokers: int) -> bool:
         """Can the short runs after a step still reach 3 cards? (a cheap necessary test)"""
-        short = two = waiting = 0
+        short = two = 0
         for length, _, gap in runs:
-            short += length < 3
+            short += length < 3 or gap
             two += length == 1
-            waiting += gap
-        if not short and not waiting:
+        if not short:
             return True
         nxt = sum(self._copies(value + 1, suit, pend))
-        if waiting > nxt or short > nxt + jokers:
+        if short > nxt + jokers:
             return False
         return two <= sum(self._copies(value + 2, suit, pend)) + jokers
 

@@ -29,10 +29,10 @@ def check_solution(hand: list[str], table: list[list[str]], new: tuple[tuple[str
     return sum(PENALTY[INDEX[c]] * n for c, n in placed.items())
 
 
-@pytest.mark.parametrize("max_jokers", [1, 2])
+@pytest.mark.parametrize("max_jokers", [1, 2, 3])
 def test_solver_matches_brute_force(max_jokers: int) -> None:
     values = []
-    for seed in range(150):
+    for seed in range(250):
         hand, table = random_instance(random.Random(f"{max_jokers}:{seed}"), max_jokers)
         expected = best_value(hand, [c for m in table for c in m], max_jokers)
         found = solve(hand, table, max_jokers)
@@ -71,3 +71,42 @@ def test_exhausted_budget_falls_back_to_a_cheap_legal_move() -> None:
     check_solution(hand, table, found.table, 1)
     best = solve(hand, table, 1)
     assert best is not None and best.optimal and best.value >= found.value
+
+
+def test_aces_low_and_high_and_a_run_of_fourteen_is_cut() -> None:
+    """Both spade aces in one suit run A..K..A: 14 cards, so the solver cuts it in two."""
+    table = [["AS", "2S", "3S"], ["4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS"]]
+    found = solve(["AS"], table, 1)
+    assert found is not None and found.value == 11
+    assert check_solution(["AS"], table, found.table, 1) == 11
+    assert all(len(meld) <= 13 for meld in found.table)
+    # K-A-2 does not wrap: the ace can only go low or high
+    assert solve(["AS"], [["KS", "QS", "JS"]], 1) is not None
+    assert solve(["2S", "AS"], [["KH", "KD", "KC"]], 1) is None
+
+
+def test_jokers_fill_gaps_and_extras_within_the_limit() -> None:
+    table = [["5S", "JK", "7S"], ["9H", "9D", "9C"]]
+    # the table joker moves: 5S 6S 7S from hand's 6S, the joker joins the nines
+    found = solve(["6S"], table, 1)
+    assert found is not None and check_solution(["6S"], table, found.table, 1) == 6
+    # the run holds its one joker already (limit 1): of two hand jokers only one fits
+    found = solve(["JK", "JK"], table, 1)
+    assert found is not None and found.value == 25
+    assert check_solution(["JK", "JK"], table, found.table, 1) == 25
+    # with limit 2, two gap jokers in a row: 9C 10C JK JK KC
+    found = solve(["9C", "10C", "KC", "JK", "JK"], [], 2)
+    assert found is not None and found.value == 79
+    # a table with more jokers than melds can hold is not solvable
+    assert solve(["2C"], [["5S", "JK", "7S"], ["JK", "JK", "JK", "8D"]], 1) is None
+
+
+def test_a_deep_rebuild_is_found_exactly() -> None:
+    """A play that breaks two runs and a group at once (no cheap move exists)."""
+    table = [["3H", "4H", "5H", "6H"], ["3D", "4D", "5D", "6D"], ["9S", "9C", "9H"]]
+    hand = ["3S", "6S"]
+    assert not simple_plays(hand, table, 1)
+    found = find_play(hand, table, 1)
+    assert found is not None and check_solution(hand, table, found.table, 1) > 0
+    best = solve(hand, table, 1)
+    assert best is not None and best.value == 6  # 3S and 6S together would leave 4-5 runs
