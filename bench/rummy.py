@@ -57,7 +57,7 @@ def bench_validation() -> None:
 
 def positions(count: int) -> list[RummyState]:
     """Return mid-game positions (turns 20-60) of seeded 2- and 3-player random games."""
-    found = []
+    found: list[RummyState] = []
     seed = 0
     while len(found) < count:
         players = 2 + seed % 2
