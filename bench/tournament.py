@@ -1,7 +1,8 @@
 """Tournament benchmarks (figures printed, nothing asserted).
 
 - games/s of the demo tournament at concurrency 1 and 2, and their ratio (target >= 1.7
-  on 2 cores);
+  on 2 cores); the demo's 20 games take about two seconds, mostly starting workers and
+  bots, so it is played with LONGER times as many repeats of each table;
 - the time to pair one Swiss round of 1000 bots at tables of 4 (target < 1 s);
 - the time of the batch rating fit over 100k synthetic 4-player games (target < 5 s).
 
@@ -10,6 +11,7 @@ Run: .venv/bin/python bench/tournament.py
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import sys
 import tempfile
@@ -22,12 +24,14 @@ from arena.tournament.ratings import fit
 from arena.tournament.runner import Progress, Runner
 
 ROOT = Path(__file__).resolve().parents[1]
+LONGER = 4
 
 
 def demo_rate(concurrency: int) -> tuple[float, float, int, float]:
     """Run the demo tournament; return (games/s overall, games/s once every worker is
     playing, games, seconds including worker and bot start-up)."""
     config = load_config(ROOT / "tournaments" / "demo.yaml")
+    config = dataclasses.replace(config, games_per_pairing=config.games_per_pairing * LONGER)
     finished: list[float] = []
 
     def seen(progress: Progress) -> None:
