@@ -16,6 +16,10 @@ also seeds the global `random` module with it. A bot that draws only from these 
 same game again for the same game seed, whatever it played before in the same process,
 which is what `arena play --seed` and `arena run --resume` rely on.
 
+Cheap requests: the client decodes a `request`'s `observation` and `events` only when the
+bot first reads them (`Request.observation`, `Request.events`); a bot that looks only at the
+options does not pay for parsing the rest of the frame (most of its bytes).
+
 `run` reads where to connect from `--endpoint`/`--token` or from the ARENA_ENDPOINT and
 ARENA_TOKEN environment variables the referee sets, says hello, then answers requests
 until the referee sends `shutdown`.
@@ -29,13 +33,14 @@ import os
 import random
 import sys
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import Any, cast
 
 import msgspec
 import zmq
 
 from arena.core.game import Json
-from arena.protocol.codec import decode_referee, encode
+from arena.core.record import FaultKind
+from arena.protocol.codec import WireError, encode
 from arena.protocol.messages import (
     PROTOCOL_VERSION,
     Action,
@@ -43,13 +48,96 @@ from arena.protocol.messages import (
     GameOver,
     GameStart,
     Hello,
-    Request,
     Shutdown,
     Welcome,
 )
 
-__all__ = ["Bot", "Error", "GameOver", "GameStart", "Request", "Strategy", "connect", "run",
-           "start_game"]
+__all__ = ["Bot", "Error", "GameOver", "GameStart", "Request", "Strategy", "connect",
+           "decode_message", "run", "start_game"]
+
+
+class _WireRequest(msgspec.Struct, frozen=True, tag_field="type", tag="request"):
+    """A `request` as read off the wire, its observation and events left as raw JSON."""
+
+    id: int
+    kind: str
+    seat: int
+    observation: msgspec.Raw
+    events: msgspec.Raw
+    options: list[Json] | None
+    context: dict[str, Json]
+    move_ms: int
+    bank_ms: int
+
+
+_FromReferee = Welcome | GameStart | _WireRequest | GameOver | Error | Shutdown
+_decode: Callable[[bytes], _FromReferee] = msgspec.json.Decoder(_FromReferee).decode
+_decode_observation = msgspec.json.Decoder(dict[str, Json]).decode
+_decode_events = msgspec.json.Decoder(list[dict[str, Json]]).decode
+
+
+class Request:
+    """The referee asks for an action: the fields of the protocol's `request` message.
+
+    `observation` and `events` are parsed from the frame on first access (then kept).
+    """
+
+    __slots__ = ("id", "kind", "seat", "options", "context", "move_ms", "bank_ms",
+                 "_observation", "_events")
+
+    def __init__(self, id: int, kind: str, seat: int,
+                 observation: dict[str, Json] | msgspec.Raw,
+                 events: list[dict[str, Json]] | msgspec.Raw, options: list[Json] | None,
+                 context: dict[str, Json], move_ms: int, bank_ms: int) -> None:
+        self.id, self.kind, self.seat, self.options = id, kind, seat, options
+        self.context, self.move_ms, self.bank_ms = context, move_ms, bank_ms
+        self._observation, self._events = observation, events
+
+    @property
+    def observation(self) -> dict[str, Json]:
+        """Everything this seat may know now."""
+        value = self._observation
+        if isinstance(value, msgspec.Raw):
+            self._observation = value = _lazy(_decode_observation, value, "observation")
+        return value
+
+    @property
+    def events(self) -> list[dict[str, Json]]:
+        """The events this seat may see since its previous request."""
+        value = self._events
+        if isinstance(value, msgspec.Raw):
+            self._events = value = _lazy(_decode_events, value, "events")
+        return value
+
+    def __repr__(self) -> str:
+        return (f"Request(id={self.id}, kind={self.kind!r}, seat={self.seat}, "
+                f"options={self.options!r}, context={self.context!r})")
+
+
+def _lazy(decode: Callable[[msgspec.Raw], Any], raw: msgspec.Raw, field: str) -> Any:
+    try:
+        return decode(raw)
+    except msgspec.ValidationError as exc:
+        raise WireError(FaultKind.BAD_MESSAGE, f"request.{field}: {exc}") from None
+
+
+def decode_message(frame: bytes) -> Welcome | GameStart | Request | GameOver | Error | Shutdown:
+    """Parse a frame from the referee (a `request` becomes a lazily parsed `Request`).
+
+    Raises:
+        WireError: not a referee message.
+    """
+    try:
+        message = _decode(frame)
+    except msgspec.ValidationError as exc:
+        raise WireError(FaultKind.BAD_MESSAGE, str(exc)) from None
+    except msgspec.DecodeError as exc:
+        raise WireError(FaultKind.NOT_JSON, str(exc)) from None
+    if isinstance(message, _WireRequest):
+        return Request(message.id, message.kind, message.seat, message.observation,
+                       message.events, message.options, message.context, message.move_ms,
+                       message.bank_ms)
+    return message
 
 
 class Bot:
@@ -131,7 +219,7 @@ def connect(name: str, version: str = "", argv: Sequence[str] | None = None,
     socket.connect(endpoint)
     socket.send(encode(Hello(token=token, name=name, version=version,
                              protocol=PROTOCOL_VERSION)))
-    reply = decode_referee(socket.recv())
+    reply = decode_message(socket.recv())
     if not isinstance(reply, Welcome):
         detail = reply.detail if isinstance(reply, Error) else type(reply).__name__
         raise SystemExit(f"{name}: handshake refused: {detail}")
@@ -147,7 +235,7 @@ def run(bot: Bot | Strategy, name: str, version: str = "",
     recv, send = socket.recv, socket.send
     try:
         while True:
-            message = decode_referee(recv())
+            message = decode_message(recv())
             if isinstance(message, Request):
                 send(encode_action(Action(id=message.id, action=player.act(message))))
             elif isinstance(message, GameStart):

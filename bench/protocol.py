@@ -63,7 +63,7 @@ import arena.client as client
 import random_bot
 wall, cpu, decode = [], [], []
 mark = [0.0, 0.0]
-real_send, real_recv, real_decode = zmq.Socket.send, zmq.Socket.recv, client.decode_referee
+real_send, real_recv, real_decode = zmq.Socket.send, zmq.Socket.recv, client.decode_message
 def timed_decode(frame):
     start = time.perf_counter()
     message = real_decode(frame)
@@ -78,7 +78,7 @@ def send(self, data, *args, **kwargs):
         wall.append(time.perf_counter() - mark[0])
         cpu.append(time.thread_time() - mark[1])
     return real_send(self, data, *args, **kwargs)
-client.decode_referee, zmq.Socket.recv, zmq.Socket.send = timed_decode, recv, send
+client.decode_message, zmq.Socket.recv, zmq.Socket.send = timed_decode, recv, send
 def report():
     with open(os.environ["BENCH_BOT_REPORT"], "w") as out:
         json.dump({"wall": statistics.median(wall), "cpu": statistics.median(cpu),
