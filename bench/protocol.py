@@ -155,12 +155,23 @@ def instrument(samples: Samples, frames: list[bytes]) -> Callable[[], None]:
         finally:
             samples["decode"].append(time.perf_counter() - start)
 
+    wait = match._Match._await
+
+    def timed_wait(self: Any, *args: Any) -> Any:
+        start = time.thread_time()
+        try:
+            return wait(self, *args)
+        finally:
+            samples["wait cpu"].append(time.thread_time() - start)
+
     setattr(match, "encode", timed_encode)  # noqa: B010
     setattr(match, "decode_bot", timed_decode)  # noqa: B010
+    setattr(match._Match, "_await", timed_wait)  # noqa: B010
 
     def undo() -> None:
         setattr(match, "encode", encode)  # noqa: B010
         setattr(match, "decode_bot", decode)  # noqa: B010
+        setattr(match._Match, "_await", wait)  # noqa: B010
     return undo
 
 
@@ -277,7 +288,8 @@ def report(result: dict[str, Any], rate: float) -> None:
         rest = b - bot["wall"] - decode
         print(f"  bot process, frame in -> action out: {us(bot['wall'])} "
               f"(CPU {us(bot['cpu'])}; of which decoding the request {us(bot['decode'])})")
-        print(f"  referee decoding the action: {us(decode)}")
+        print(f"  referee decoding the action: {us(decode)}; referee CPU while waiting (poll, "
+              f"receive, decode, checks): {us(s.median('wait cpu'))}")
         print(f"  transport, wake-ups and referee glue: {us(rest)} (b - bot - decode; "
               f"compare a = {us(a)}, a' = {us(a2)})")
     engine = sum(sum(v) for k, v in s.items() if k.startswith("engine:"))
