@@ -1,0 +1,67 @@
+"""The ZeroMQ transport on a real socket: bounded waits, whole messages, unknown peers."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import zmq
+
+from arena.referee.transport import ZmqTransport
+
+
+@pytest.fixture
+def pair() -> Iterator[tuple[ZmqTransport, zmq.Socket[bytes]]]:
+    transport = ZmqTransport()
+    context = zmq.Context()
+    dealer: zmq.Socket[bytes] = context.socket(zmq.DEALER)
+    dealer.connect(transport.endpoint)
+    yield transport, dealer
+    dealer.close(linger=0)
+    context.term()
+    transport.close()
+
+
+def test_a_wait_with_nothing_sent_ends_empty_after_its_timeout(
+        pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
+    transport, _ = pair
+    assert transport.recv(0) is None
+    start = time.monotonic()
+    assert transport.recv(30) is None
+    assert time.monotonic() - start >= 0.025
+
+
+def test_messages_arrive_whole_with_the_sender(
+        pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
+    transport, dealer = pair
+    dealer.send(b"one")
+    got = transport.recv(2000)
+    assert got is not None and got[1] == [b"one"]
+    peer = got[0]
+    dealer.send_multipart([b"a", b"b", b"c"])
+    dealer.send(b"two")
+    assert transport.recv(2000) == (peer, [b"a", b"b", b"c"])
+    assert transport.recv(2000) == (peer, [b"two"])
+    assert transport.send(peer, b"back")
+    assert dealer.recv() == b"back"
+
+
+def test_a_short_wait_then_a_long_one_still_receives(
+        pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
+    transport, dealer = pair
+    assert transport.recv(1) is None
+    sender = threading.Timer(0.05, lambda: dealer.send(b"late"))
+    sender.start()
+    try:
+        got = transport.recv(5000)
+    finally:
+        sender.join()
+    assert got is not None and got[1] == [b"late"]
+
+
+def test_sending_to_an_unknown_peer_fails(
+        pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
+    transport, _ = pair
+    assert not transport.send(b"\x00nobody", b"x")
