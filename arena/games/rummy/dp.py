@@ -34,6 +34,8 @@ NEG = -(10**9)
 LAST = 14
 """The high ace; value 15 only closes the runs still open."""
 MAX_RUN = 13
+PROBE_NODES = 3000
+"""States the bound-led probes may visit before the full programme takes over."""
 
 Run = tuple[int, int, int]
 """An open run: (length so far capped at 3, jokers in it, 1 if it ends on a gap joker)."""
@@ -47,6 +49,10 @@ EXTEND, GAP, CLOSE = 0, 1, 2
 
 class OutOfBudget(Exception):
     """The search passed its node budget or its deadline."""
+
+
+class _ProbeOver(Exception):
+    """The bound-led probe passed its share of states."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,12 +231,17 @@ class RankDP:
         self.jr = required[JOKER_INDEX]
         self.feasibility = not any(self.opt)
         """Nothing optional: every solution is worth the same, so the first one will do."""
+        self.profiling = False
+        self.probe_limit: int | None = None
         self.jokers = required[JOKER_INDEX] + optional[JOKER_INDEX]
         self.max_jokers = min(max_jokers, self.jokers)
         self.node_limit = node_limit
         self.deadline = deadline
         self.nodes = 0
         self.memo: dict[Key, int] = {}
+        self.upper: dict[Key, int] = {}
+        """Upper bounds of states whose search was cut off (branch and bound)."""
+        self.suffix = self._suffix()
         self.profiles: dict[Key, list[int]] = {}
         self.moves: dict[tuple[int, int, SuitRuns, tuple[int, int], int],
                          list[tuple[int, SuitStep, tuple[int, int] | None]]] = {}
@@ -239,6 +250,35 @@ class RankDP:
         self.pend_max: Pend = tuple((max(p[s][0] for p in self.pends),
                                      max(p[s][1] for p in self.pends)) for s in range(4))
         self.start: Key = (1, 0, ((),) * 4, ((0, 0),) * 4, (0, 0, 0, 0), 0, 0)
+
+    def _suffix(self) -> list[list[int]]:
+        """Return, per value and suit, the optional points from there on (values 2..13)."""
+        table = [[0] * 5 for _ in range(LAST + 2)]
+        total = 0
+        for value in range(LAST - 1, 1, -1):
+            table[value][4] = total
+            for suit in range(3, -1, -1):
+                index = natural(value, suit)
+                total += self.opt[index] * PENALTY[index]
+                table[value][suit] = total
+        table[1][4] = total
+        aces = sum(self.opt[natural(1, suit)] * PENALTY[natural(1, suit)] for suit in range(4))
+        for suit in range(5):
+            table[1][suit] = total + aces
+        return table
+
+    def _bound(self, key: Key, pend: Pend) -> int:
+        """Return an upper bound of the optional points placeable from `key` on."""
+        value, suit = key[0], key[1]
+        jokers = 25 * (self.jokers - self.jr)
+        if value > LAST:
+            return jokers
+        aces = sum(pend[s][1] for s in range(suit if value == LAST else 0, 4)) * 11
+        if value == 1:
+            aces = 0
+        elif value == LAST:
+            return aces + jokers
+        return self.suffix[value][suit] + aces + jokers
 
     def _pends(self) -> list[Pend]:
         """Return every pend value 1 can leave (a copy kept needs a king or a joker)."""
@@ -254,10 +294,37 @@ class RankDP:
         """Return the most optional points placeable with all required cards (NEG: none)."""
         if useful(self.opt, self.req, self.max_jokers) != self.req:
             return NEG  # a table card that fits no meld at all
+        if not self.feasibility:
+            found = self._probe()
+            if found is not None:
+                return found
+            self.profiling = True
         return self._value(self.start, self.start[3])
+
+    def _probe(self) -> int | None:
+        """Try the bound-led search alone, for a few states; None if it did not settle.
+
+        Each round asks whether the best play reaches the bound the last round proved
+        (`_best` with `need` one below it): close to the bound nearly every branch is cut,
+        so a table whose best play places (almost) every useful card is settled at once.
+        """
+        self.probe_limit = self.nodes + PROBE_NODES
+        need = self._bound(self.start, self.start[3]) - 1
+        try:
+            while True:
+                found = self._best(self.start, need)
+                if found > need or found <= NEG:
+                    return found
+                need = found - 1
+        except _ProbeOver:
+            return None
+        finally:
+            self.probe_limit = None
 
     def _tick(self) -> None:
         self.nodes += 1
+        if self.probe_limit is not None and self.nodes > self.probe_limit:
+            raise _ProbeOver
         if self.node_limit is not None and self.nodes > self.node_limit:
             raise OutOfBudget
         if self.deadline is not None and self.nodes % 512 == 0 \
@@ -288,7 +355,7 @@ class RankDP:
 
     def _profiled(self, value: int) -> bool:
         # a feasibility question stops at its first solution: a plain search is quicker
-        return 2 <= value < LAST and not self.feasibility
+        return self.profiling and 2 <= value < LAST
 
     def _moves(self, value: int, suit: int, runs: SuitRuns, pend: tuple[int, int], left: int
                ) -> list[tuple[int, SuitStep, tuple[int, int] | None]]:
@@ -309,6 +376,9 @@ class RankDP:
             if self._viable(step.runs, value, suit, pend if kept is None else kept,
                             left - step.jokers):
                 out.append((placed * points, step, kept))
+        # the richest first (sharper bounds sooner), then groups first: measured on the
+        # bench positions, a feasibility search meets its first solution far sooner so
+        out.sort(key=lambda move: (-move[0], -move[1].grouped))
         self.moves[key] = out
         return out
 
@@ -343,29 +413,43 @@ class RankDP:
         total = used + min(room, self.jokers - used)
         return NEG if total < self.jr else 25 * (total - self.jr)
 
-    def _value(self, key: Key, pend: Pend) -> int:
-        """Return the value of `key` when the ace copies kept are `pend`."""
+    def _value(self, key: Key, pend: Pend, need: int = NEG) -> int:
+        """Return the value of `key` when the ace copies kept are `pend` (see `_best`)."""
         if self._profiled(key[0]):
             pid = self.pend_id.get(pend)
             return NEG if pid is None else self._profile(key)[pid]
-        return self._best(key)
+        return self._best(key, need)
 
-    def _best(self, key: Key) -> int:
+    def _best(self, key: Key, need: int = NEG) -> int:
+        """Return the value of `key` if it is above `need`, else an upper bound <= `need`.
+
+        Branch and bound: a state whose optional points left cannot beat `need` is not
+        searched; its cut-off result is kept as a bound, so the memo stays exact.
+        """
         hit = self.memo.get(key)
         if hit is not None:
             return hit
+        if need > NEG:
+            bound = self.upper.get(key)
+            if bound is None:
+                bound = self._bound(key, key[3])
+            if bound <= need:
+                return bound
         self._tick()
         if key[0] > LAST + 1:
             best = self._final(key[5], key[6])
         else:
             best = NEG
             for points, child, _ in self._children(key):
-                sub = self._value(child, child[3] or key[3])
+                sub = self._value(child, child[3] or key[3], max(need, best) - points)
                 if sub > NEG and sub + points > best:
                     best = sub + points
                     if self.feasibility:
                         break
-        self.memo[key] = best
+        if best > need or best <= NEG:
+            self.memo[key] = best
+        else:
+            self.upper[key] = best
         return best
 
     def _profile(self, key: Key) -> list[int]:
@@ -402,7 +486,7 @@ class RankDP:
                 child_pend = child[3] or pend
                 if not self._profiled(child[0]):
                     child = child[:3] + (child_pend,) + child[4:]
-                sub = self._value(child, child_pend)
+                sub = self._value(child, child_pend, target - points - 1)
                 if sub > NEG and sub + points == target:
                     builder.apply(key, step)
                     key, pend = child, child_pend
