@@ -108,6 +108,7 @@ int rummy_extensions(const cJSON *meld, char out[4][4]) {
             if (!memchr(suits, SUITS[s], (size_t)n)) card_code(ranks[0], SUITS[s], out[k++]);
         return k;
     }
+    if (n >= 13) return 0; /* a run holds at most 13 cards (the ace is low or high) */
     for (int i = 0; i < n; i++) {
         int r = (ace && king && ranks[i] == 1) ? 14 : ranks[i];
         lo = r < lo ? r : lo;

@@ -119,6 +119,10 @@ static void test_strategy(void) {
           "a run extends at both ends");
     CHECK(rummy_extensions(group, out) == 1 && !strcmp(out[0], "4C"), "a group takes its last suit");
     CHECK(rummy_extensions(joker, out) == 0, "a meld with a joker is left alone");
+    cJSON *full = cJSON_Parse("[\"AH\",\"2H\",\"3H\",\"4H\",\"5H\",\"6H\",\"7H\",\"8H\","
+                              "\"9H\",\"10H\",\"JH\",\"QH\",\"KH\"]");
+    CHECK(rummy_extensions(full, out) == 0, "A..K: the ace cannot be high as well");
+    cJSON_Delete(full);
     cJSON_Delete(run);
     cJSON_Delete(group);
     cJSON_Delete(joker);

@@ -68,6 +68,7 @@ function extensions(meld) {
   if (ranks.every((r) => r === ranks[0])) {
     return meld.length >= 4 ? [] : SUITS.filter((s) => !suits.includes(s)).map((s) => cardCode(ranks[0], s));
   }
+  if (meld.length >= 13) return []; // a run holds at most 13 cards (the ace is low or high)
   const high = ranks.includes(13) && ranks.includes(1) ? ranks.map((r) => (r === 1 ? 14 : r)) : ranks;
   const lo = Math.min(...high), hi = Math.max(...high), suit = suits[0];
   const out = [];

@@ -146,6 +146,9 @@ func Extensions(meld []string) []string {
 		}
 		return out
 	}
+	if len(cards) >= 13 {
+		return out // a run holds at most 13 cards (the ace is low or high)
+	}
 	lo, hi := 99, 0
 	for _, c := range cards {
 		r := c.rank

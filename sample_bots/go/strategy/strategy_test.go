@@ -47,6 +47,10 @@ func TestRummy(t *testing.T) {
 	eq(Extensions([]string{"JS", "QS", "KS"}), []string{"10S", "AS"})
 	eq(Extensions([]string{"QS", "KS", "AS"}), []string{"JS"})
 	eq(Extensions([]string{"4S", "4H", "4D"}), []string{"4C"})
+	full := []string{"AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH", "QH", "KH"}
+	if got := Extensions(full); len(got) != 0 {
+		t.Errorf("A..K: the ace cannot be high as well, got %v", got)
+	}
 	game := protocol.Message{"game": "machiavelli-rummy@1", "rules": map[string]any{}}
 	req := func(hand, table string) protocol.Message {
 		var obs map[string]any

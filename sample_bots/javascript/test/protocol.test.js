@@ -66,6 +66,8 @@ test("rummy: lays a meld from hand, else extends the table, else draws", () => {
   assert.deepEqual(extensions(["JS", "QS", "KS"]), ["10S", "AS"]);
   assert.deepEqual(extensions(["QS", "KS", "AS"]), ["JS"]);
   assert.deepEqual(extensions(["4S", "4H", "4D"]), ["4C"]);
+  const fullRun = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"].map((r) => r + "H");
+  assert.deepEqual(extensions(fullRun), []); // A..K: the ace cannot be high as well
   assert.deepEqual(act(obs(["2C"], [["4S", "JK", "6S"]]), game), { type: "draw" });
   const opening = { ...game, rules: { opening: "meld-from-hand" } };
   assert.deepEqual(act(obs(["5D"], [["6D", "7D", "8D"]]), opening), { type: "draw" });

@@ -107,6 +107,9 @@ pub fn extensions(meld: &[String]) -> Vec<String> {
         return SUITS.iter().filter(|s| !parsed.iter().any(|(_, t)| t == *s))
             .map(|s| card_code(first_rank, *s)).collect();
     }
+    if meld.len() >= 13 {
+        return vec![]; // a run holds at most 13 cards (the ace is low or high)
+    }
     let ace_high = parsed.iter().any(|(r, _)| *r == 1) && parsed.iter().any(|(r, _)| *r == 13);
     let ranks: Vec<usize> = parsed.iter().map(|(r, _)| if ace_high && *r == 1 { 14 } else { *r }).collect();
     let (lo, hi) = (*ranks.iter().min().unwrap(), *ranks.iter().max().unwrap());

@@ -72,6 +72,8 @@ fn rummy_melds_extends_or_draws() {
     assert_eq!(extensions(&strings(&["JS", "QS", "KS"])), strings(&["10S", "AS"]));
     assert_eq!(extensions(&strings(&["QS", "KS", "AS"])), strings(&["JS"]));
     assert_eq!(extensions(&strings(&["4S", "4H", "4D"])), strings(&["4C"]));
+    let full = ["AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH", "QH", "KH"];
+    assert!(extensions(&strings(&full)).is_empty(), "A..K: the ace cannot be high as well");
     let game = json!({"game": "machiavelli-rummy@1", "rules": {}});
     let request = |hand: Value, table: Value| json!({"observation":
         {"hand": hand, "table": table, "seat": 0, "opened": [false]}});

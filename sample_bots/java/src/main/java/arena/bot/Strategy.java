@@ -115,6 +115,7 @@ public final class Strategy implements Protocol.Strategy {
       }
       return out;
     }
+    if (meld.size() >= 13) return out; // a run holds at most 13 cards (the ace is low or high)
     int lo = 99, hi = 0;
     for (String c : meld) {
       int r = ace && king && rank(c) == 1 ? 14 : rank(c);

@@ -106,6 +106,9 @@ class ProtocolTest {
     assertEquals(List.of("7S", "7H", "7C"), Strategy.meldFromHand(List.of("7H", "7S", "7H", "7C")));
     assertEquals(List.of("10S", "AS"), Strategy.extensions(List.of("JS", "QS", "KS")));
     assertEquals(List.of("JS"), Strategy.extensions(List.of("QS", "KS", "AS")));
+    List<String> full = List.of("AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H",
+        "JH", "QH", "KH");
+    assertEquals(List.of(), Strategy.extensions(full)); // A..K: the ace cannot be high too
     assertEquals(List.of("4C"), Strategy.extensions(List.of("4S", "4H", "4D")));
     JSONObject game = new JSONObject("{\"game\":\"machiavelli-rummy@1\",\"rules\":{}}");
     JSONObject request = new JSONObject("{\"observation\":{\"hand\":[\"5D\",\"9C\"],"
