@@ -5,14 +5,15 @@ Imports only the standard library and `arena.core`.
 
 from __future__ import annotations
 
-from arena.core.game import Event
+from arena.core.game import Event, make_event
 
 from .actions import Action, ActionTable, ActionType, Kind
 from .cards import NAMES, Character
-from .events import private, public
+from .events import public
 from .state import Phase, State
 
 PICK, DISCARD, RANDOM = "pick", "discard", "random"
+_NAME = NAMES.__getitem__
 
 # face-up discards by player count: (with 8 characters, with 9 characters)
 FACEUP: dict[int, tuple[int, int]] = {2: (0, 0), 3: (0, 0), 4: (2, 3), 5: (1, 2), 6: (0, 1),
@@ -72,37 +73,43 @@ def start_round(state: State, events: list[Event]) -> None:
 
 def advance(state: State, events: list[Event]) -> None:
     """Run automatic draft steps until a seat must choose, or end the draft."""
-    script = steps(state.players)
+    script = _STEPS[state.players]
     while state.phase == Phase.DRAFT:
-        if state.draft_index >= len(script):
-            if state.pool:
-                events.append(public("characters_discarded", faceup=[],
-                                     facedown=len(state.pool)))
-                state.facedown.extend(state.pool)
-                state.pool = []
-            state.phase = Phase.CALL
-            state.calling = 0
+        index = state.draft_index
+        if index >= len(script):
+            _end(state, events)
             return
-        offset, op = script[state.draft_index]
+        offset, op = script[index]
         if op == RANDOM:
             card = state.pool.pop(state.rng.randrange(len(state.pool)))
             state.facedown.append(card)
-            events.append(public("characters_discarded", faceup=[], facedown=1))
-            state.draft_index += 1
+            events.append(make_event("characters_discarded", {"faceup": [], "facedown": 1}))
+            state.draft_index = index + 1
             continue
         seat = (state.crown + offset) % state.players
-        last = state.draft_index == len(script) - 1
-        if last and takes_facedown(state) and len(state.pool) == 1:
+        if index == len(script) - 1 and len(state.pool) == 1 and takes_facedown(state):
             state.pool.append(state.facedown.pop(0))
-            events.append(public("facedown_offered", seat=seat))
-        events.append(private(seat, "characters_offered", seat=seat,
-                              characters=list(map(NAMES.__getitem__, sorted(state.pool))), step=op))
+            events.append(make_event("facedown_offered", {"seat": seat}))
+        events.append(make_event("characters_offered", {
+            "seat": seat, "characters": list(map(_NAME, sorted(state.pool))), "step": op},
+            frozenset((seat,))))
         return
+
+
+def _end(state: State, events: list[Event]) -> None:
+    if state.pool:
+        events.append(make_event("characters_discarded", {"faceup": [],
+                                                          "facedown": len(state.pool)}))
+        state.facedown.extend(state.pool)
+        state.pool = []
+    state.phase = Phase.CALL
+    state.calling = 0
 
 
 _PICK, _DISCARD = ActionTable(ActionType.PICK_CHARACTER, "character"), ActionTable(
     ActionType.DISCARD_CHARACTER, "character")
 _KINDS = {PICK: Kind.PICK_CHARACTER.value, DISCARD: Kind.DISCARD_CHARACTER.value}
+_K_PICK, _T_PICK = Kind.PICK_CHARACTER.value, ActionType.PICK_CHARACTER
 
 
 def decision_seat(state: State) -> tuple[int, str]:
@@ -113,8 +120,12 @@ def decision_seat(state: State) -> tuple[int, str]:
 
 def legal(state: State, kind: str) -> list[Action]:
     """Return the legal draft actions, in rank order."""
-    table = _PICK if kind == Kind.PICK_CHARACTER else _DISCARD
-    return list(map(table.__getitem__, sorted(state.pool)))
+    return list(legal_from(sorted(state.pool), kind))
+
+
+def legal_from(pool: list[Character], kind: str) -> tuple[Action, ...]:
+    """Return the legal draft actions for the pool already sorted in rank order."""
+    return tuple(map((_PICK if kind == _K_PICK else _DISCARD).__getitem__, pool))
 
 
 def apply(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -122,14 +133,15 @@ def apply(state: State, seat: int, action: Action, events: list[Event]) -> None:
     card = action.character
     assert card is not None  # guaranteed by validation against the legal list
     state.pool.remove(card)
-    if action.type == ActionType.PICK_CHARACTER:
+    only = frozenset((seat,))
+    if action.type is _T_PICK:
         state.chars[seat].append(card)
-        events.append(public("character_picked", seat=seat))
-        events.append(private(seat, "own_pick", seat=seat, character=NAMES[card]))
+        events.append(make_event("character_picked", {"seat": seat}))
+        events.append(make_event("own_pick", {"seat": seat, "character": NAMES[card]}, only))
     else:
         state.facedown.append(card)
-        events.append(public("character_discarded", seat=seat))
-        events.append(private(seat, "own_discard", seat=seat, character=NAMES[card]))
+        events.append(make_event("character_discarded", {"seat": seat}))
+        events.append(make_event("own_discard", {"seat": seat, "character": NAMES[card]}, only))
     state.draft_index += 1
     advance(state, events)
 

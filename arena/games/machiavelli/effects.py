@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arena.core.game import Event
+from arena.core.game import Event, make_event
 
 from . import cards as C
 from .actions import Action, ActionType
@@ -18,6 +18,8 @@ from .state import Pending, Phase, State
 from .turn import build_cost, destroy_price, draw, income
 
 T = ActionType
+# module-level copies of class constants (a global lookup is cached; a class attribute is not)
+_KEEP, _CALL, _TAX_COLLECTOR = Pending.KEEP, Phase.CALL, Character.TAX_COLLECTOR
 
 
 def apply(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -28,16 +30,19 @@ def apply(state: State, seat: int, action: Action, events: list[Event]) -> None:
 def _gather_gold(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state.gathered = True
     state.gold[seat] += 2
-    events.append(public("gathered_gold", seat=seat, amount=2, gold=gold((seat, 2))))
+    events.append(make_event("gathered_gold", {"seat": seat, "amount": 2,
+                                               "gold": [{"seat": seat, "delta": 2}]}))
 
 
 def _gather_cards(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state.gathered = True
-    drawn = draw(state, 2)
-    events.append(public("gathered_cards", seat=seat, count=len(drawn)))
-    events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
+    deck = state.deck
+    drawn = deck[:2]
+    del deck[:2]
+    events.append(make_event("gathered_cards", {"seat": seat, "count": len(drawn)}))
+    events.append(make_event("drew_cards", {"seat": seat, "cards": drawn}, frozenset((seat,))))
     if len(drawn) == 2 and C.LIBRARY not in state.cities[seat]:
-        state.pending, state.aside = Pending.KEEP, drawn
+        state.pending, state.aside = _KEEP, drawn
     else:
         state.hands[seat].extend(drawn)
 
@@ -48,8 +53,9 @@ def _keep_card(state: State, seat: int, action: Action, events: list[Event]) -> 
     state.hands[seat].append(card)
     returned, state.aside, state.pending = state.aside, [], None
     state.deck.extend(returned)
-    events.append(public("kept_card", seat=seat, returned=len(returned)))
-    events.append(private(seat, "own_kept", seat=seat, district=card, returned=returned))
+    events.append(make_event("kept_card", {"seat": seat, "returned": len(returned)}))
+    events.append(make_event("own_kept", {"seat": seat, "district": card, "returned": returned},
+                             frozenset((seat,))))
 
 
 def _build(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -61,17 +67,20 @@ def _build(state: State, seat: int, action: Action, events: list[Event]) -> None
 
 def _place(state: State, seat: int, district: str, paid: int, cards: list[str],
            events: list[Event]) -> None:
-    state.gold[seat] -= paid
-    state.cities[seat].append(district)
+    purse, city = state.gold, state.cities[seat]
+    purse[seat] -= paid
+    city.append(district)
     state.builds_left -= 1
-    events.append(public("built", seat=seat, district=district, cost=paid, cards_paid=cards,
-                         gold=gold((seat, -paid))))
-    if (Character.TAX_COLLECTOR in state.cast and state.current_char
-            is not Character.TAX_COLLECTOR and state.gold[seat] > 0):
-        state.gold[seat] -= 1
+    events.append(make_event("built", {"seat": seat, "district": district, "cost": paid,
+                                       "cards_paid": cards,
+                                       "gold": [{"seat": seat, "delta": -paid}]}))
+    if (_TAX_COLLECTOR in state.cast and state.current_char
+            is not _TAX_COLLECTOR and purse[seat] > 0):
+        purse[seat] -= 1
         state.tax_token += 1
-        events.append(public("tax_paid", seat=seat, amount=1, gold=gold((seat, -1))))
-    if len(state.cities[seat]) == state.rules["city_size"]:
+        events.append(make_event("tax_paid", {"seat": seat, "amount": 1,
+                                              "gold": [{"seat": seat, "delta": -1}]}))
+    if len(city) == state.rules["city_size"]:
         # cities grow one district at a time, so this is the moment of completion
         first = state.first_complete is None
         if first:
@@ -107,12 +116,14 @@ def _done(state: State, seat: int, action: Action, events: list[Event]) -> None:
 
 
 def _income(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    assert state.current_char is not None
-    amount = income(state, seat, state.current_char)
+    character = state.current_char
+    assert character is not None
+    amount = income(state, seat, character)
     state.used.append("income")
     state.gold[seat] += amount
-    events.append(public("income", seat=seat, character=state.current_char.wire,
-                         amount=amount, gold=gold((seat, amount))))
+    events.append(make_event("income", {"seat": seat, "character": NAMES[character],
+                                        "amount": amount,
+                                        "gold": [{"seat": seat, "delta": amount}]}))
 
 
 def _kill(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -199,11 +210,12 @@ def _smithy(state: State, seat: int, action: Action, events: list[Event]) -> Non
 
 
 def _end_turn(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    events.append(public("turn_ended", seat=seat,
-                         character=NAMES[state.current_char] if state.current_char else None))
+    character = state.current_char
+    events.append(make_event("turn_ended", {"seat": seat,
+                                            "character": NAMES[character] if character else None}))
     state.current_seat = state.current_char = None
     state.gathered, state.builds_left, state.used = False, 0, []
-    state.phase = Phase.CALL
+    state.phase = _CALL
     state.calling += 1
 
 

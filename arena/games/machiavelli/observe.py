@@ -16,12 +16,14 @@ from . import draft
 from .cards import NAMES
 from .state import Phase, State
 
+_DRAFT, _TURN = Phase.DRAFT, Phase.TURN  # globals: cached lookups, unlike class attributes
+
 
 def observation(state: State, seat: int) -> dict[str, Json]:
     """Return the observation of `seat` as plain JSON-ready data."""
     # map() over C functions instead of comprehensions: this runs at every decision
     current, character, name = state.current_seat, state.current_char, NAMES.__getitem__
-    killed, robbed, phase = state.killed, state.robbed, state.phase
+    killed, robbed, phase, revealed = state.killed, state.robbed, state.phase, state.revealed
     obs: dict[str, Json] = {
         "seat": seat,
         "players": state.players,
@@ -40,7 +42,8 @@ def observation(state: State, seat: int) -> dict[str, Json]:
         "faceup_discards": list(map(name, state.faceup)),
         "killed": NAMES[killed] if killed else None,
         "robbed": NAMES[robbed] if robbed else None,
-        "revealed": [{"seat": s, "character": NAMES[c]} for s, c in state.revealed],
+        "revealed": [{"seat": s, "character": NAMES[c]} for s, c in revealed] if revealed
+        else [],
         "current": None if current is None or character is None else
         {"seat": current, "character": NAMES[character]},
         "hand": state.hands[seat].copy(),
@@ -48,14 +51,25 @@ def observation(state: State, seat: int) -> dict[str, Json]:
         "draft_pool": None,
         "turn": None,
     }
-    if phase == Phase.DRAFT and draft.decision_seat(state)[0] == seat:
+    if phase == _TURN:
+        if current == seat:
+            obs["turn"] = _turn(state)
+    elif phase == _DRAFT and _drafting(state) == seat:
         obs["draft_pool"] = list(map(name, sorted(state.pool)))
-    elif phase == Phase.TURN and current == seat:
-        obs["turn"] = {
-            "gathered": state.gathered,
-            "builds_left": state.builds_left,
-            "used": state.used.copy(),
-            "pending": state.pending,
-            "set_aside": state.aside.copy(),
-        }
     return obs
+
+
+def _drafting(state: State) -> int:
+    # the cached decision names the drafting seat; recomputing it costs a little more
+    cached = state.cache
+    return cached.decision.seat if cached is not None else draft.decision_seat(state)[0]
+
+
+def _turn(state: State) -> dict[str, Json]:
+    return {
+        "gathered": state.gathered,
+        "builds_left": state.builds_left,
+        "used": state.used.copy(),
+        "pending": state.pending,
+        "set_aside": state.aside.copy(),
+    }

@@ -10,13 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.core.errors import IllegalAction
-from arena.core.game import Decision, Event, Json, Termination
+from arena.core.game import Decision, Event, Json, Termination, make_decision, make_event
 
 from . import draft, effects, scoring, turn
 from .actions import Action, Kind, shared_wires
 from .cards import NAMES, Character
-from .events import gold, new_decision, public
+from .events import gold, public
 from .state import Pending, Phase, State
+
+# module-level copies of class constants: in CPython 3.11 a global is a cached lookup, while
+# an attribute of a class (an Enum's above all) is looked up afresh every time
+_ROUND_START, _DRAFT, _CALL, _TURN, _ROUND_END = (
+    Phase.ROUND_START, Phase.DRAFT, Phase.CALL, Phase.TURN, Phase.ROUND_END)
+_KEEP, _EXCHANGE, _DEN = Pending.KEEP, Pending.EXCHANGE, Pending.DEN
+_NAME = NAMES.__getitem__
 
 
 @dataclass(slots=True)
@@ -37,7 +44,7 @@ def settle(state: State) -> list[Event]:
     events; a no-op on a state that waits for a decision. Scenario setups call it too."""
     events: list[Event] = []
     state.cache = None
-    if state.phase == Phase.DRAFT:
+    if state.phase == _DRAFT:
         draft.advance(state, events)
     _run(state, events)
     return events
@@ -46,31 +53,32 @@ def settle(state: State) -> list[Event]:
 def _run(state: State, events: list[Event]) -> None:
     while True:
         phase = state.phase
-        if phase == Phase.ROUND_START:
-            draft.start_round(state, events)
-        elif phase == Phase.CALL:
+        if phase == _CALL:
             _call(state, events)
-        elif phase == Phase.ROUND_END:
+        elif phase == _ROUND_START:
+            draft.start_round(state, events)
+        elif phase == _ROUND_END:
             _end_round(state, events)
         else:
             return
 
 
 def _call(state: State, events: list[Event]) -> None:
-    if state.calling >= len(state.cast):
-        state.phase = Phase.ROUND_END
+    calling, cast = state.calling, state.cast
+    if calling >= len(cast):
+        state.phase = _ROUND_END
         return
-    character = state.cast[state.calling]
+    character = cast[calling]
     seat = draft.holder(state, character)
     if seat is None or character is state.killed:
         # nobody answers: the killed character's holder stays silent
-        events.append(public("character_called", character=NAMES[character], seat=None,
-                             killed=character is state.killed))
-        state.calling += 1
+        events.append(make_event("character_called", {
+            "character": NAMES[character], "seat": None, "killed": character is state.killed}))
+        state.calling = calling + 1
         return
     state.revealed.append((seat, character))
-    events.append(public("character_called", character=NAMES[character], seat=seat,
-                         killed=False))
+    events.append(make_event("character_called", {
+        "character": NAMES[character], "seat": seat, "killed": False}))
     if character is state.robbed and state.thief_seat is not None:
         thief, amount = state.thief_seat, state.gold[seat]
         state.gold[seat] -= amount
@@ -113,33 +121,36 @@ def legal(state: State) -> Legal | None:
     cached: Legal | None = state.cache
     if cached is not None:
         return cached
-    if state.phase == Phase.DRAFT:
-        seat, kind = draft.decision_seat(state)
-        actions = tuple(draft.legal(state, kind))
-        context: dict[str, Json] = {"characters": list(map(NAMES.__getitem__,
-                                                           sorted(state.pool)))}
-    elif state.phase == Phase.TURN and state.current_seat is not None:
+    phase = state.phase
+    if phase == _TURN and state.current_seat is not None:
         seat = state.current_seat
-        kind, listed = turn.legal(state)
-        actions = tuple(listed)
+        kind, actions = turn.legal(state)
         context = _turn_context(state, seat)
+    elif phase == _DRAFT:
+        seat, kind = draft.decision_seat(state)
+        pool = sorted(state.pool)
+        actions = draft.legal_from(pool, kind)
+        context = {"characters": list(map(_NAME, pool))}
     else:
         return None
-    result = state.cache = Legal(new_decision(seat, kind, shared_wires(actions), context), actions)
+    result = state.cache = Legal(make_decision(seat, kind, shared_wires(actions), context),
+                                 actions)
     return result
 
 
 def _turn_context(state: State, seat: int) -> dict[str, Json]:
-    character = state.current_char
+    character, pending = state.current_char, state.pending
     context: dict[str, Json] = {
         "character": NAMES[character] if character else None,
         "gathered": state.gathered, "builds_left": state.builds_left,
     }
-    if state.pending == Pending.KEEP:
+    if pending is None:
+        return context
+    if pending == _KEEP:
         context["drawn"] = list(state.aside)
-    elif state.pending == Pending.EXCHANGE:
+    elif pending == _EXCHANGE:
         context["set_aside"] = list(state.aside)
-    elif state.pending == Pending.DEN:
+    elif pending == _DEN:
         context["cards_paid"] = list(state.aside)
         context["gold_due"] = max(0, turn.build_cost(state, seat, "thieves_den")
                                   - len(state.aside))
@@ -189,10 +200,13 @@ def apply(state: State, seat: int, action: Action) -> list[Event]:
         validate(state, seat, action)
     events: list[Event] = []
     state.cache = None
-    if state.phase == Phase.DRAFT:
+    if state.phase == _DRAFT:
         draft.apply(state, seat, action, events)
     else:
-        effects.HANDLERS[action.type](state, seat, action, events)
-    if state.phase != Phase.TURN:
+        _HANDLERS[action.type](state, seat, action, events)
+    if state.phase != _TURN:
         _run(state, events)
     return events
+
+
+_HANDLERS = effects.HANDLERS

@@ -7,7 +7,9 @@ is revealed. Imports only the standard library and `arena.core`.
 
 from __future__ import annotations
 
-from arena.core.game import Event
+from collections.abc import Callable
+
+from arena.core.game import Event, make_event
 
 from . import cards as C
 from .actions import Action, ActionTable, ActionType, Kind, make
@@ -59,13 +61,15 @@ def income(state: State, seat: int, character: Character) -> int:
 
 def start(state: State, seat: int, character: Character, events: list[Event]) -> None:
     """Begin `character`'s turn for `seat` and apply its automatic effects."""
-    state.phase = Phase.TURN
+    state.phase = _TURN
     state.current_seat, state.current_char = seat, character
     state.gathered, state.used, state.pending, state.aside = False, [], None, []
     state.builds_left = 3 if character is Character.ARCHITECT else 1
+    if character not in _AUTOMATIC:
+        return
     if character is Character.KING:
         state.crown = seat
-        events.append(public("crown_taken", seat=seat, heir=False))
+        events.append(make_event("crown_taken", {"seat": seat, "heir": False}))
     elif character is Character.BISHOP:
         state.bishop_seat = seat
     elif character is Character.MERCHANT:
@@ -80,6 +84,12 @@ def start(state: State, seat: int, character: Character, events: list[Event]) ->
         king = next((s for s, c in state.revealed if c is Character.KING), None)
         if king is not None and neighbours(state, seat, king):
             _gain(state, seat, 3, character, events)
+
+
+# the characters with an automatic effect when revealed (`start` returns early for the others)
+_AUTOMATIC = frozenset((Character.KING, Character.BISHOP, Character.MERCHANT,
+                        Character.ARCHITECT, Character.QUEEN))
+_TURN = Phase.TURN
 
 
 def neighbours(state: State, a: int, b: int) -> bool:
@@ -105,6 +115,7 @@ SWAP_HANDS, DESTROY = ActionTable(T.SWAP_HANDS, "seat"), ActionTable(
     T.DESTROY, "seat", "district")
 K_TURN, K_KEEP = Kind.TURN.value, Kind.KEEP_CARD.value
 K_EXCHANGE, K_DEN = Kind.EXCHANGE_CARDS.value, Kind.THIEVES_DEN.value
+_KEEP, _EXCHANGE, _ARTIST = Pending.KEEP, Pending.EXCHANGE, Character.ARTIST
 
 # the ability options depend only on the cast (and the killed character, or the seat), so
 # they are built once per key; they are immutable tuples, shared freely
@@ -113,22 +124,22 @@ _ROBS: dict[tuple[tuple[Character, ...], Character | None], tuple[Action, ...]] 
 _SWAPS: dict[tuple[int, int], tuple[Action, ...]] = {}
 
 
-def legal(state: State) -> tuple[str, list[Action]]:
+def legal(state: State) -> tuple[str, tuple[Action, ...]]:
     """Return the decision kind and the legal actions of the current turn, safest first."""
     seat = state.current_seat
     assert seat is not None
     pending = state.pending
     if pending is None:
-        return K_TURN, _turn_actions(state, seat)
+        return K_TURN, tuple(_turn_actions(state, seat))
     hand = state.hands[seat]
-    if pending == Pending.KEEP:
-        return K_KEEP, list(map(KEEP_CARD.__getitem__, dict.fromkeys(state.aside)))
-    if pending == Pending.EXCHANGE:
-        return K_EXCHANGE, [DONE, *map(DISCARD_CARD.__getitem__, dict.fromkeys(hand))]
+    if pending == _KEEP:
+        return K_KEEP, tuple(map(KEEP_CARD.__getitem__, dict.fromkeys(state.aside)))
+    if pending == _EXCHANGE:
+        return K_EXCHANGE, (DONE, *map(DISCARD_CARD.__getitem__, dict.fromkeys(hand)))
     due = build_cost(state, seat, C.THIEVES_DEN) - len(state.aside)
     done = [DONE] if state.gold[seat] >= due else []
     pays = [] if due <= 0 else [PAY_CARD[d] for d in dict.fromkeys(hand) if d != C.THIEVES_DEN]
-    return K_DEN, done + pays
+    return K_DEN, (*done, *pays)
 
 
 def _turn_actions(state: State, seat: int) -> list[Action]:
@@ -140,8 +151,10 @@ def _turn_actions(state: State, seat: int) -> list[Action]:
     else:
         actions = [END_TURN] if gathered else [GATHER_GOLD, GATHER_CARDS]
     if "ability" not in used:
-        actions.extend(_ability_actions(state, seat, character))
-    if character is Character.ARTIST and purse >= 1 and used.count("beautify") < 2:
+        abilities = _ABILITIES.get(character)
+        if abilities is not None:
+            actions.extend(abilities(state, seat))
+    if character is _ARTIST and purse >= 1 and used.count("beautify") < 2:
         done = state.beautified[seat]
         actions.extend(BEAUTIFY[d] for d in dict.fromkeys(city)
                        if city.count(d) > done.count(d))
@@ -154,30 +167,32 @@ def _turn_actions(state: State, seat: int) -> list[Action]:
     return actions
 
 
-def _ability_actions(state: State, seat: int, character: Character) -> tuple[Action, ...]:
-    if character is Character.ASSASSIN:
-        cast = tuple(state.cast)
-        kills = _KILLS.get(cast)
-        if kills is None:
-            kills = _KILLS[cast] = tuple(KILL[c] for c in cast if c is not Character.ASSASSIN)
-        return kills
-    if character is Character.THIEF:
-        key = (tuple(state.cast), state.killed)
-        robs = _ROBS.get(key)
-        if robs is None:
-            robs = _ROBS[key] = tuple(ROB[c] for c in key[0] if c.rank > 2 and c is not key[1])
-        return robs
-    if character is Character.MAGICIAN:
-        swaps = _SWAPS.get((state.players, seat))
-        if swaps is None:
-            swaps = _SWAPS[state.players, seat] = tuple(
-                SWAP_HANDS[s] for s in range(state.players) if s != seat)
-        return (*swaps, EXCHANGE) if state.hands[seat] else swaps
-    if character is Character.WARLORD:
-        return _destroy_actions(state, seat)
-    if character is Character.TAX_COLLECTOR and state.tax_token > 0:
-        return (TAKE_TAX,)
-    return ()
+def _kills(state: State, seat: int) -> tuple[Action, ...]:
+    cast = tuple(state.cast)
+    kills = _KILLS.get(cast)
+    if kills is None:
+        kills = _KILLS[cast] = tuple(KILL[c] for c in cast if c is not Character.ASSASSIN)
+    return kills
+
+
+def _robs(state: State, seat: int) -> tuple[Action, ...]:
+    key = (tuple(state.cast), state.killed)
+    robs = _ROBS.get(key)
+    if robs is None:
+        robs = _ROBS[key] = tuple(ROB[c] for c in key[0] if c.rank > 2 and c is not key[1])
+    return robs
+
+
+def _swaps(state: State, seat: int) -> tuple[Action, ...]:
+    swaps = _SWAPS.get((state.players, seat))
+    if swaps is None:
+        swaps = _SWAPS[state.players, seat] = tuple(
+            SWAP_HANDS[s] for s in range(state.players) if s != seat)
+    return (*swaps, EXCHANGE) if state.hands[seat] else swaps
+
+
+def _tax(state: State, seat: int) -> tuple[Action, ...]:
+    return (TAKE_TAX,) if state.tax_token > 0 else ()
 
 
 def _destroy_actions(state: State, seat: int) -> tuple[Action, ...]:
@@ -196,6 +211,14 @@ def _destroy_actions(state: State, seat: int) -> tuple[Action, ...]:
             if max(0, price) <= purse:
                 actions.append(DESTROY[target, d])
     return tuple(actions)
+
+
+# the characters with an optional ability (options) by character: one dict lookup, instead of
+# a chain of comparisons, at every turn decision
+_ABILITIES: dict[Character, Callable[[State, int], tuple[Action, ...]]] = {
+    Character.ASSASSIN: _kills, Character.THIEF: _robs, Character.MAGICIAN: _swaps,
+    Character.WARLORD: _destroy_actions, Character.TAX_COLLECTOR: _tax,
+}
 
 
 def can_place(state: State, seat: int, district: str) -> bool:
