@@ -34,8 +34,8 @@ NEG = -(10**9)
 LAST = 14
 """The high ace; value 15 only closes the runs still open."""
 MAX_RUN = 13
-PROBE_NODES = 3000
-"""States the bound-led probes may visit before the full programme takes over."""
+RACE_NODES = 1000
+"""States of the first turn of each search in `RankDP._race` (then doubled every round)."""
 
 Run = tuple[int, int, int]
 """An open run: (length so far capped at 3, jokers in it, 1 if it ends on a gap joker)."""
@@ -51,8 +51,8 @@ class OutOfBudget(Exception):
     """The search passed its node budget or its deadline."""
 
 
-class _ProbeOver(Exception):
-    """The bound-led probe passed its share of states."""
+class _TurnOver(Exception):
+    """A search passed the states of its turn (see `RankDP._race`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +232,7 @@ class RankDP:
         self.feasibility = not any(self.opt)
         """Nothing optional: every solution is worth the same, so the first one will do."""
         self.profiling = False
-        self.probe_limit: int | None = None
+        self.turn_limit: int | None = None
         self.jokers = required[JOKER_INDEX] + optional[JOKER_INDEX]
         self.max_jokers = min(max_jokers, self.jokers)
         self.node_limit = node_limit
@@ -240,6 +240,7 @@ class RankDP:
         self.nodes = 0
         self.memo: dict[Key, int] = {}
         self.upper: dict[Key, int] = {}
+        self.group_memo: dict[tuple[int, int, Groups, int], bool] = {}
         """Upper bounds of states whose search was cut off (branch and bound)."""
         self.suffix = self._suffix()
         self.profiles: dict[Key, list[int]] = {}
@@ -294,37 +295,47 @@ class RankDP:
         """Return the most optional points placeable with all required cards (NEG: none)."""
         if useful(self.opt, self.req, self.max_jokers) != self.req:
             return NEG  # a table card that fits no meld at all
-        if not self.feasibility:
-            found = self._probe()
-            if found is not None:
-                return found
-            self.profiling = True
-        return self._value(self.start, self.start[3])
+        if self.feasibility:
+            return self._value(self.start, self.start[3])
+        return self._race()
 
-    def _probe(self) -> int | None:
-        """Try the bound-led search alone, for a few states; None if it did not settle.
+    def _race(self) -> int:
+        """Run the bound-led search and the full programme by turns, budgets doubling.
 
-        Each round asks whether the best play reaches the bound the last round proved
-        (`_best` with `need` one below it): close to the bound nearly every branch is cut,
-        so a table whose best play places (almost) every useful card is settled at once.
+        The bound-led search asks, round after round, whether the best play reaches the
+        bound the last round proved (`_best` with `need` one below it): close to the bound
+        nearly every branch is cut, so a table whose best play places (almost) every
+        useful card is settled at once. Far from it the full programme (profiles over the
+        ace copies kept) is quicker. Neither is told in advance, so each gets turns; what a
+        turn settled stays in the memo, so a turn cut short loses only its open states.
         """
-        self.probe_limit = self.nodes + PROBE_NODES
+        budget = RACE_NODES  # the bound-led search gets a quarter: it wins big or not at all
         need = self._bound(self.start, self.start[3]) - 1
-        try:
-            while True:
-                found = self._best(self.start, need)
-                if found > need or found <= NEG:
-                    return found
-                need = found - 1
-        except _ProbeOver:
-            return None
-        finally:
-            self.probe_limit = None
+        while True:
+            self.profiling = False
+            self.turn_limit = self.nodes + budget // 4
+            try:
+                while True:
+                    found = self._best(self.start, need)
+                    if found > need or found <= NEG:
+                        return found
+                    need = found - 1
+            except _TurnOver:
+                pass
+            self.profiling = True
+            self.turn_limit = self.nodes + budget
+            try:
+                return self._value(self.start, self.start[3])
+            except _TurnOver:
+                pass
+            finally:
+                self.turn_limit = None
+            budget *= 2
 
     def _tick(self) -> None:
         self.nodes += 1
-        if self.probe_limit is not None and self.nodes > self.probe_limit:
-            raise _ProbeOver
+        if self.turn_limit is not None and self.nodes > self.turn_limit:
+            raise _TurnOver
         if self.node_limit is not None and self.nodes > self.node_limit:
             raise OutOfBudget
         if self.deadline is not None and self.nodes % 512 == 0 \
@@ -341,17 +352,34 @@ class RankDP:
 
     def _viable(self, runs: SuitRuns, value: int, suit: int, pend: tuple[int, int],
                 jokers: int) -> bool:
-        """Can the short runs after a step still reach 3 cards? (a cheap necessary test)"""
+        """Can the runs after a step, and the next value's table copies, still be placed?
+
+        A cheap necessary test: short runs need cards (or jokers) at the next two values;
+        each table copy of the next value extends an open run, starts a run (which needs
+        the two values above it), or joins a group (which needs two cards of other suits).
+        """
         short = two = 0
         for length, _, gap in runs:
             short += length < 3 or gap
             two += length == 1
-        if not short:
-            return True
         nxt = sum(self._copies(value + 1, suit, pend))
-        if short > nxt + jokers:
-            return False
-        return two <= sum(self._copies(value + 2, suit, pend)) + jokers
+        if short:
+            if short > nxt + jokers:
+                return False
+            if two > sum(self._copies(value + 2, suit, pend)) + jokers:
+                return False
+        if value + 1 >= LAST:
+            return True  # ace copies kept for value 14 are not known here in a profile
+        need = self.req[natural(value + 1, suit)] - len(runs)
+        if need <= 0:
+            return True
+        starts = min(sum(self._copies(value + 2, suit, pend)),
+                     sum(self._copies(value + 3, suit, pend))) + jokers
+        if need <= starts:
+            return True
+        others = sum(min(need, self.req[natural(value + 1, t)] + self.opt[natural(value + 1, t)])
+                     for t in range(4) if t != suit)
+        return need <= starts + (others + min(jokers, need * self.max_jokers)) // 2
 
     def _profiled(self, value: int) -> bool:
         # a feasibility question stops at its first solution: a plain search is quicker
@@ -382,6 +410,24 @@ class RankDP:
         self.moves[key] = out
         return out
 
+    def _groups_ok(self, value: int, suit: int, groups: Groups, left: int) -> bool:
+        """Can the group copies so far still make groups? (a cheap necessary test)
+
+        `groups` holds at least as many groups as its largest count (one copy of a suit
+        per group), each of 3 cards: the copies sent, at most one per group from each suit
+        still to decide, and the jokers the groups may hold must reach that.
+        """
+        key = (value, suit, groups, left)
+        hit = self.group_memo.get(key)
+        if hit is None:
+            count = max(groups)
+            cards = sum(groups) + min(count * self.max_jokers, left)
+            for later in range(suit + 1, 4):
+                index = natural(value, later)
+                cards += min(count, self.req[index] + self.opt[index])
+            hit = self.group_memo[key] = cards >= 3 * count
+        return hit
+
     def _children(self, key: Key) -> list[Child]:
         """Return (points, next state, choice) for every decision at `key`."""
         value, suit, runs, pend, groups, used, room = key
@@ -403,6 +449,9 @@ class RankDP:
                 lst = list(groups)
                 lst[suit] = step.grouped
                 new_groups = (lst[0], lst[1], lst[2], lst[3])
+            if any(new_groups) and not self._groups_ok(value, suit, new_groups,
+                                                       left - step.jokers):
+                continue
             children.append((points, (value, suit + 1, (*head, step.runs, *tail), new_pend,
                                       new_groups, used + step.jokers,
                                       min(room + step.room, left - step.jokers)), step))
@@ -429,6 +478,11 @@ class RankDP:
         hit = self.memo.get(key)
         if hit is not None:
             return hit
+        if self.profiles and 2 <= key[0] < LAST:  # the full programme's turns may know it
+            profile = self.profiles.get(key[:3] + ((),) + key[4:])
+            if profile is not None:
+                pid = self.pend_id.get(key[3])
+                return NEG if pid is None else profile[pid]
         if need > NEG:
             bound = self.upper.get(key)
             if bound is None:
@@ -458,21 +512,17 @@ class RankDP:
             return hit
         self._tick()
         best = [NEG] * len(self.pends)
+        pends = self.pends
         for points, child, _ in self._children(key):
-            if self._profiled(child[0]):
+            if child[0] < LAST:
                 sub = self._profile(child)
             else:
-                sub = [self._best(child[:3] + (pend,) + child[4:]) for pend in self.pends]
-            if len(best) == 1:
-                if sub[0] > NEG and sub[0] + points > best[0]:
-                    best = [sub[0] + points]
-                    if self.feasibility:
-                        break
-                continue
-            best = [b if s <= NEG or s + points <= b else s + points
-                    for b, s in zip(best, sub, strict=True)]
-            if self.feasibility and min(best) > NEG:
-                break
+                sub = [self._best(child[:3] + (pend,) + child[4:]) for pend in pends]
+            if points:
+                best = [b if s <= NEG or s + points <= b else s + points
+                        for b, s in zip(best, sub, strict=True)]
+            else:
+                best = list(map(max, best, sub))
         self.profiles[key] = best
         return best
 
