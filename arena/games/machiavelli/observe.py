@@ -53,23 +53,13 @@ def observation(state: State, seat: int) -> dict[str, Json]:
     }
     if phase == _TURN:
         if current == seat:
-            obs["turn"] = _turn(state)
-    elif phase == _DRAFT and _drafting(state) == seat:
-        obs["draft_pool"] = list(map(name, sorted(state.pool)))
+            obs["turn"] = {"gathered": state.gathered, "builds_left": state.builds_left,
+                           "used": state.used.copy(), "pending": state.pending,
+                           "set_aside": state.aside.copy()}
+    elif phase == _DRAFT:
+        # the cached decision names the drafting seat (cheaper than working it out again)
+        cached = state.cache
+        if (cached.decision.seat if cached is not None
+                else draft.decision_seat(state)[0]) == seat:
+            obs["draft_pool"] = list(map(name, sorted(state.pool)))
     return obs
-
-
-def _drafting(state: State) -> int:
-    # the cached decision names the drafting seat; recomputing it costs a little more
-    cached = state.cache
-    return cached.decision.seat if cached is not None else draft.decision_seat(state)[0]
-
-
-def _turn(state: State) -> dict[str, Json]:
-    return {
-        "gathered": state.gathered,
-        "builds_left": state.builds_left,
-        "used": state.used.copy(),
-        "pending": state.pending,
-        "set_aside": state.aside.copy(),
-    }
