@@ -57,7 +57,10 @@ class Machiavelli:
 
     def validate(self, state: State, seat: int, action: Action) -> None:
         """Raise IllegalAction unless `action` is legal for `seat` now."""
-        rules.validate(state, seat, action)
+        current: rules.Legal | None = state.cache
+        # an action the engine chose or already checked needs no second look (no call at all)
+        if current is None or current.checked is not action or seat != current.decision.seat:
+            rules.validate(state, seat, action)
 
     # the module functions themselves, without a delegating call (they run at every decision)
     apply = staticmethod(rules.apply)

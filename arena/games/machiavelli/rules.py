@@ -24,6 +24,7 @@ _ROUND_START, _DRAFT, _CALL, _TURN, _ROUND_END = (
     Phase.ROUND_START, Phase.DRAFT, Phase.CALL, Phase.TURN, Phase.ROUND_END)
 _KEEP, _EXCHANGE, _DEN = Pending.KEEP, Pending.EXCHANGE, Pending.DEN
 _NAME = NAMES.__getitem__
+_K_TURN = Kind.TURN.value
 
 
 @dataclass(slots=True)
@@ -124,8 +125,16 @@ def legal(state: State) -> Legal | None:
     phase = state.phase
     if phase == _TURN and state.current_seat is not None:
         seat = state.current_seat
-        kind, actions = turn.legal(state)
-        context = _turn_context(state, seat)
+        if state.pending is None:
+            # the common case, without the two general-purpose calls below
+            kind, actions = _K_TURN, tuple(turn.turn_actions(state, seat))
+            character = state.current_char
+            context: dict[str, Json] = {
+                "character": NAMES[character] if character else None,
+                "gathered": state.gathered, "builds_left": state.builds_left}
+        else:
+            kind, actions = turn.legal(state)
+            context = _turn_context(state, seat)
     elif phase == _DRAFT:
         seat, kind = draft.decision_seat(state)
         pool = sorted(state.pool)

@@ -130,7 +130,7 @@ def legal(state: State) -> tuple[str, tuple[Action, ...]]:
     assert seat is not None
     pending = state.pending
     if pending is None:
-        return K_TURN, tuple(_turn_actions(state, seat))
+        return K_TURN, tuple(turn_actions(state, seat))
     hand = state.hands[seat]
     if pending == _KEEP:
         return K_KEEP, tuple(map(KEEP_CARD.__getitem__, dict.fromkeys(state.aside)))
@@ -142,7 +142,8 @@ def legal(state: State) -> tuple[str, tuple[Action, ...]]:
     return K_DEN, (*done, *pays)
 
 
-def _turn_actions(state: State, seat: int) -> list[Action]:
+def turn_actions(state: State, seat: int) -> list[Action]:
+    """Return the legal actions of a turn with no multi-step choice pending, safest first."""
     character = state.current_char
     assert character is not None
     used, city, purse, gathered = state.used, state.cities[seat], state.gold[seat], state.gathered
