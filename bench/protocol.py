@@ -80,9 +80,13 @@ def send(self, data, *args, **kwargs):
     return real_send(self, data, *args, **kwargs)
 client.decode_message, zmq.Socket.recv, zmq.Socket.send = timed_decode, recv, send
 def report():
-    with open(os.environ["BENCH_BOT_REPORT"], "w") as out:
+    if not wall:
+        return
+    path = os.environ["BENCH_BOT_REPORT"]
+    with open(path + ".tmp", "w") as out:
         json.dump({"wall": statistics.median(wall), "cpu": statistics.median(cpu),
                    "decode": statistics.median(decode), "n": len(wall)}, out)
+    os.replace(path + ".tmp", path)
 atexit.register(report)
 client.run(random_bot.act, name="random", version="1.0", argv=[])
 """
@@ -190,8 +194,10 @@ class Echo:
         self._poller.register(self._router, zmq.POLLIN)
 
     def round_trips(self, frames: Iterator[bytes], count: int, busy_s: float = 0.0,
-                    ) -> list[float]:
-        times = []
+                    cpu: list[float] | None = None) -> list[float]:
+        """Time `count` round trips; append the CPU time of each wait (poll, receive) to
+        `cpu`."""
+        times, waits = [], cpu if cpu is not None else []
         for _ in range(count):
             if busy_s:
                 until = time.perf_counter() + busy_s
@@ -200,9 +206,11 @@ class Echo:
             frame = next(frames)
             start = time.perf_counter()
             self._router.send_multipart([self._peer, frame])
+            waited = time.thread_time()
             self._poller.poll(5000)
             self._router.recv_multipart()
             times.append(time.perf_counter() - start)
+            waits.append(time.thread_time() - waited)
         return times
 
     def close(self) -> None:
@@ -245,7 +253,8 @@ def interleaved(games: int, rounds: int, workdir: Path) -> dict[str, Any]:
                 busy = (time.thread_time() - cpu) / max(asked, 1)
                 samples["busy"].append(busy)
                 samples["a"] += echo.round_trips(itertools.cycle(frames), asked)
-                samples["a'"] += echo.round_trips(itertools.cycle(frames), asked, busy)
+                samples["a'"] += echo.round_trips(itertools.cycle(frames), asked, busy,
+                                                  samples["a2 wait cpu"])
                 samples["wall"].append(wall)
     finally:
         undo()
@@ -288,8 +297,9 @@ def report(result: dict[str, Any], rate: float) -> None:
         rest = b - bot["wall"] - decode
         print(f"  bot process, frame in -> action out: {us(bot['wall'])} "
               f"(CPU {us(bot['cpu'])}; of which decoding the request {us(bot['decode'])})")
-        print(f"  referee decoding the action: {us(decode)}; referee CPU while waiting (poll, "
-              f"receive, decode, checks): {us(s.median('wait cpu'))}")
+        print(f"  referee decoding the action: {us(decode)}; referee CPU while waiting "
+              f"(receive, decode, checks): {us(s.median('wait cpu'))} (a': "
+              f"{us(s.median('a2 wait cpu'))} to poll and receive)")
         print(f"  transport, wake-ups and referee glue: {us(rest)} (b - bot - decode; "
               f"compare a = {us(a)}, a' = {us(a2)})")
     engine = sum(sum(v) for k, v in s.items() if k.startswith("engine:"))
