@@ -240,6 +240,10 @@ class RankDP:
         self.nodes = 0
         self.memo: dict[Key, int] = {}
         self.upper: dict[Key, int] = {}
+        self.rivals: dict[tuple[int, int, tuple[SuitRuns, ...], Pend, Groups],
+                          list[tuple[int, int, int]]] = {}
+        """Per state less its jokers: (jokers placed, placed plus room, bound) of each one
+        searched. Fewer placed and as much held is at least as good (see `_best`)."""
         self.group_memo: dict[tuple[int, int, Groups, int], bool] = {}
         """Upper bounds of states whose search was cut off (branch and bound)."""
         self.suffix = self._suffix()
@@ -489,6 +493,14 @@ class RankDP:
                 bound = self._bound(key, key[3])
             if bound <= need:
                 return bound
+        used, held = key[5], key[5] + key[6]
+        rivals = self.rivals.get(key[:5])
+        if rivals is not None:
+            for rival_used, rival_held, bound in rivals:
+                if rival_used <= used and rival_held >= held and bound <= need:
+                    return bound
+        else:
+            rivals = self.rivals[key[:5]] = []
         self._tick()
         if key[0] > LAST + 1:
             best = self._final(key[5], key[6])
@@ -504,6 +516,7 @@ class RankDP:
             self.memo[key] = best
         else:
             self.upper[key] = best
+        rivals.append((used, held, best))
         return best
 
     def _profile(self, key: Key) -> list[int]:

@@ -8,12 +8,13 @@ from collections import Counter
 
 import pytest
 
-from arena.games.rummy.cards import INDEX, PENALTY
+from arena.games.rummy import dp
+from arena.games.rummy.cards import INDEX, JOKER, PENALTY
 from arena.games.rummy.melds import meld_problem
 from arena.games.rummy.moves import simple_plays
-from arena.games.rummy.solver import find_play, solve
+from arena.games.rummy.solver import find_play, search_table, solve
 
-from .brute import best_value, random_instance
+from .brute import best_value, partitions_into_melds, random_instance
 
 
 def check_solution(hand: list[str], table: list[list[str]], new: tuple[tuple[str, ...], ...],
@@ -29,8 +30,13 @@ def check_solution(hand: list[str], table: list[list[str]], new: tuple[tuple[str
     return sum(PENALTY[INDEX[c]] * n for c, n in placed.items())
 
 
+@pytest.mark.parametrize("race_nodes", [dp.RACE_NODES, 8])
 @pytest.mark.parametrize("max_jokers", [1, 2, 3])
-def test_solver_matches_brute_force(max_jokers: int) -> None:
+def test_solver_matches_brute_force(max_jokers: int, race_nodes: int,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tiny race turns (8) make the bound-led search and the full programme take turns
+    many times on one instance, sharing the memo, bounds and profiles."""
+    monkeypatch.setattr(dp, "RACE_NODES", race_nodes)
     values = []
     for seed in range(250):
         hand, table = random_instance(random.Random(f"{max_jokers}:{seed}"), max_jokers)
@@ -44,6 +50,27 @@ def test_solver_matches_brute_force(max_jokers: int) -> None:
         values.append(expected)
     # the instances must exercise both answers, or the comparison proves little
     assert values.count(0) > 10 and sum(v > 0 for v in values) > 40
+
+
+@pytest.mark.parametrize("max_jokers", [1, 2, 3])
+def test_feasibility_matches_brute_force(max_jokers: int) -> None:
+    """Everything required (the going-out question), jokers often two or three: the
+    search's joker dominance (fewer placed, as much held, proven infeasible: so is this)
+    must never cut a solvable table."""
+    answers = []
+    for seed in range(200):
+        rng = random.Random(f"all:{max_jokers}:{seed}")
+        hand, table = random_instance(rng, max_jokers)
+        hand += [JOKER] * rng.randrange(0, 3)
+        cards = [c for m in table for c in m] + hand
+        expected = partitions_into_melds(cards, max_jokers)
+        found = search_table(cards, [], max_jokers)
+        assert (found is not None) == expected, (seed, cards)
+        if found is not None:
+            assert all(meld_problem(m, max_jokers) is None for m in found[1])
+            assert Counter(c for m in found[1] for c in m) == Counter(cards)
+        answers.append(expected)
+    assert 20 < sum(answers) < 180
 
 
 def test_solver_finds_a_rebuild_that_no_cheap_move_finds() -> None:
