@@ -10,8 +10,14 @@
      `arena.client`) among three built-ins, over real `machiavelli` decisions: the round
      trip the bot is charged (send -> action parsed).
 (a), (a') and (b) run interleaved in `--rounds` blocks so that a load from elsewhere hits
-them alike. Then a breakdown of (b) (engine, encode, bot, transport), and games/s of a
-4-player game between four persistent Python random bots. Target: b/a <= 1.3.
+them alike. Then a breakdown of (b) (engine, encode, bot, referee CPU while waiting against
+a bare wait's), and games/s of a 4-player game between four persistent Python random bots.
+Target: b/a <= 1.3.
+
+Reading it: (b) - (a') is what the referee and the client add (the bot's own time, the
+referee's receive/decode/checks beyond a bare wait); (a') - (a) is what any process that
+computes between messages pays on this machine, and it grows with the load from elsewhere.
+Timing in the bot and around the referee's wait adds ~2 us to (b).
 
 Run: `.venv/bin/python bench/protocol.py [--games N] [--rounds R]`. Prints figures; asserts
 nothing. On a loaded machine run it 2-3 times and read the ranges.
@@ -293,15 +299,18 @@ def report(result: dict[str, Any], rate: float) -> None:
     print("breakdown of (b), medians per request of the bot:")
     print(f"  before the clock starts: engine observation {us(s.median('engine:observation'))}, "
           f"encode request {us(encode)}")
+    wait, bare_wait = s.median("wait cpu"), s.median("a2 wait cpu")
     if bot is not None:
-        rest = b - bot["wall"] - decode
         print(f"  bot process, frame in -> action out: {us(bot['wall'])} "
               f"(CPU {us(bot['cpu'])}; of which decoding the request {us(bot['decode'])})")
-        print(f"  referee decoding the action: {us(decode)}; referee CPU while waiting "
-              f"(receive, decode, checks): {us(s.median('wait cpu'))} (a': "
-              f"{us(s.median('a2 wait cpu'))} to poll and receive)")
-        print(f"  transport, wake-ups and referee glue: {us(rest)} (b - bot - decode; "
-              f"compare a = {us(a)}, a' = {us(a2)})")
+    print(f"  referee CPU while waiting (receive, decode {us(decode)}, checks): {us(wait)}; "
+          f"a bare wait in (a') (poll, receive): {us(bare_wait)}")
+    if bot is not None:
+        unexplained = b - a2 - bot["wall"] - (wait - bare_wait)
+        print(f"  (b) - (a') = {us(b - a2)}: bot process {us(bot['wall'])} + referee beyond a "
+              f"bare wait {us(wait - bare_wait)} + the rest {us(unexplained)}")
+    print(f"  (a') - (a) = {us(a2 - a)}: computing between round trips slows even the bare "
+          "transport\n    (cold caches, scheduler); b/a' is the referee's and client's own share")
     engine = sum(sum(v) for k, v in s.items() if k.startswith("engine:"))
     wall = sum(s["wall"])
     calls = ", ".join(f"{k.removeprefix('engine:')} {us(statistics.mean(v))}"
@@ -315,7 +324,7 @@ def report(result: dict[str, Any], rate: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=30, help="games in (b)")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved blocks")
+    parser.add_argument("--rounds", type=int, default=10, help="interleaved blocks")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         result = interleaved(args.games, args.rounds, Path(tmp))
