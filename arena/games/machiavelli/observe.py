@@ -19,38 +19,44 @@ from .state import Phase, State
 _DRAFT, _TURN = Phase.DRAFT, Phase.TURN  # globals: cached lookups, unlike class attributes
 
 
+# every key in wire order, valued None: observation copies it (one C call that reuses the key
+# table) and stores the values that are not None, cheaper than building a 23-key dict
+_TEMPLATE: dict[str, Json] = dict.fromkeys((
+    "seat", "players", "round", "phase", "crown", "city_size", "cast", "gold", "hand_sizes",
+    "cities", "beautified", "deck_size", "tax_token", "first_complete", "faceup_discards",
+    "killed", "robbed", "revealed", "current", "hand", "characters", "draft_pool", "turn"))
+
+
 def observation(state: State, seat: int) -> dict[str, Json]:
     """Return the observation of `seat` as plain JSON-ready data."""
     # map() over C functions instead of comprehensions: this runs at every decision
     current, character, name = state.current_seat, state.current_char, NAMES.__getitem__
     killed, robbed, phase, revealed = state.killed, state.robbed, state.phase, state.revealed
-    obs: dict[str, Json] = {
-        "seat": seat,
-        "players": state.players,
-        "round": state.round,
-        "phase": phase,
-        "crown": state.crown,
-        "city_size": state.rules["city_size"],
-        "cast": list(state.rules["characters"]),
-        "gold": state.gold.copy(),
-        "hand_sizes": list(map(len, state.hands)),
-        "cities": list(map(list, state.cities)),
-        "beautified": list(map(list, state.beautified)),
-        "deck_size": len(state.deck),
-        "tax_token": state.tax_token,
-        "first_complete": state.first_complete,
-        "faceup_discards": list(map(name, state.faceup)),
-        "killed": NAMES[killed] if killed else None,
-        "robbed": NAMES[robbed] if robbed else None,
-        "revealed": [{"seat": s, "character": NAMES[c]} for s, c in revealed] if revealed
-        else [],
-        "current": None if current is None or character is None else
-        {"seat": current, "character": NAMES[character]},
-        "hand": state.hands[seat].copy(),
-        "characters": list(map(name, state.chars[seat])),
-        "draft_pool": None,
-        "turn": None,
-    }
+    obs = _TEMPLATE.copy()
+    obs["seat"] = seat
+    obs["players"] = state.players
+    obs["round"] = state.round
+    obs["phase"] = phase
+    obs["crown"] = state.crown
+    obs["city_size"] = state.rules["city_size"]
+    obs["cast"] = list(state.rules["characters"])
+    obs["gold"] = state.gold.copy()
+    obs["hand_sizes"] = list(map(len, state.hands))
+    obs["cities"] = list(map(list, state.cities))
+    obs["beautified"] = list(map(list, state.beautified))
+    obs["deck_size"] = len(state.deck)
+    obs["tax_token"] = state.tax_token
+    obs["first_complete"] = state.first_complete
+    obs["faceup_discards"] = list(map(name, state.faceup))
+    if killed:
+        obs["killed"] = NAMES[killed]
+    if robbed:
+        obs["robbed"] = NAMES[robbed]
+    obs["revealed"] = [{"seat": s, "character": NAMES[c]} for s, c in revealed] if revealed else []
+    if current is not None and character is not None:
+        obs["current"] = {"seat": current, "character": NAMES[character]}
+    obs["hand"] = state.hands[seat].copy()
+    obs["characters"] = list(map(name, state.chars[seat]))
     if phase == _TURN:
         if current == seat:
             obs["turn"] = {"gathered": state.gathered, "builds_left": state.builds_left,
