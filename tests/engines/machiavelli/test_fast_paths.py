@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import random
 
+import pytest
+
+from arena.core.errors import IllegalAction
 from arena.core.game import Decision, Event
 from arena.games.machiavelli import GAME
 from arena.games.machiavelli.actions import Action, ActionType, make, shared_wires
@@ -53,3 +57,54 @@ def test_random_action_draws_as_randrange_did() -> None:
         expected = actions[reference.randrange(len(actions))]
         assert GAME.random_action(state, decision.seat, policy) is expected
         GAME.apply(state, decision.seat, expected)
+
+
+OBSERVATION_KEYS = [
+    "seat", "players", "round", "phase", "crown", "city_size", "cast", "gold", "hand_sizes",
+    "cities", "beautified", "deck_size", "tax_token", "first_complete", "faceup_discards",
+    "killed", "robbed", "revealed", "current", "hand", "characters", "draft_pool", "turn"]
+
+
+def _vandalise(value: object) -> None:
+    """Clear every container reachable from `value` (a caller scribbling on what it got)."""
+    if isinstance(value, dict):
+        for item in value.values():
+            _vandalise(item)
+        value.clear()
+        value["junk"] = 1
+    elif isinstance(value, list):
+        for item in value:
+            _vandalise(item)
+        value.clear()
+        value.append("junk")
+
+
+def test_observations_are_fresh_and_in_wire_key_order() -> None:
+    # observation copies a shared template and the state's lists: what a caller does to one
+    # observation must not reach the state, the template or the next observation
+    state = GAME.new_game(5, {}, 4)
+    policy = random.Random(4)
+    for _ in range(300):
+        decision = GAME.to_act(state)
+        if decision is None:
+            break
+        before = GAME.to_json(state)
+        for seat in range(5):
+            first = GAME.observation(state, seat)
+            assert list(first) == OBSERVATION_KEYS
+            copy = json.loads(json.dumps(first))
+            _vandalise(first)
+            assert GAME.observation(state, seat) == copy
+        assert GAME.to_json(state) == before
+        GAME.apply(state, decision.seat, GAME.random_action(state, decision.seat, policy))
+
+
+def test_a_checked_action_is_still_refused_to_another_seat() -> None:
+    # validate skips the rules for the action the engine just chose, but only for its seat
+    state = GAME.new_game(4, {}, 2)
+    decision = GAME.to_act(state)
+    assert decision is not None
+    chosen = GAME.default_action(state, decision.seat)
+    with pytest.raises(IllegalAction, match=f"seat {(decision.seat + 1) % 4} may not act"):
+        GAME.validate(state, (decision.seat + 1) % 4, chosen)
+    GAME.validate(state, decision.seat, chosen)
