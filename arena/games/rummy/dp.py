@@ -244,12 +244,15 @@ class RankDP:
                           list[tuple[int, int, int]]] = {}
         """Per state less its jokers: (jokers placed, placed plus room, bound) of each one
         searched. Fewer placed and as much held is at least as good (see `_best`)."""
+        self.short_memo: dict[tuple[int, tuple[SuitRuns, ...], Pend], int] = {}
         self.group_memo: dict[tuple[int, int, Groups, int], bool] = {}
         """Upper bounds of states whose search was cut off (branch and bound)."""
         self.suffix = self._suffix()
         self.profiles: dict[Key, list[int]] = {}
         self.moves: dict[tuple[int, int, SuitRuns, tuple[int, int], int],
                          list[tuple[int, SuitStep, tuple[int, int] | None]]] = {}
+        self.steps: dict[tuple[int, int, SuitRuns, tuple[int, int], int, Groups],
+                         list[tuple[int, SuitStep, tuple[int, int] | None, Groups]]] = {}
         self.pends = self._pends()
         self.pend_id = {pend: i for i, pend in enumerate(self.pends)}
         self.pend_max: Pend = tuple((max(p[s][0] for p in self.pends),
@@ -286,14 +289,27 @@ class RankDP:
         return self.suffix[value][suit] + aces + jokers
 
     def _pends(self) -> list[Pend]:
-        """Return every pend value 1 can leave (a copy kept needs a king or a joker)."""
+        """Return every pend value 1 can leave that value 14 might place.
+
+        Each table ace kept for value 14 ends a run through a queen and a king of its
+        suit: a missing one is a joker, at most `max_jokers` in a run, `jokers` in all.
+        """
         per_suit = []
         for suit in range(4):
             req, opt = self.req[natural(1, suit)], self.opt[natural(1, suit)]
-            kings = self.req[natural(13, suit)] + self.opt[natural(13, suit)] + self.jokers
             options = {(max(0, req - t), opt - max(0, t - req)) for t in range(req + opt + 1)}
-            per_suit.append(sorted(o for o in options if o[0] <= kings))
-        return list(product(*per_suit))
+            per_suit.append(sorted(options))
+        return [pend for pend in product(*per_suit) if self._placeable_high(pend)]
+
+    def _placeable_high(self, pend: Pend) -> bool:
+        total = 0
+        for suit, (kept, _) in enumerate(pend):
+            need = sum(max(0, kept - self.req[natural(rank, suit)] - self.opt[natural(rank, suit)])
+                       for rank in (12, 13))
+            if need > kept * self.max_jokers:
+                return False
+            total += need
+        return total <= self.jokers
 
     def solve(self) -> int:
         """Return the most optional points placeable with all required cards (NEG: none)."""
@@ -414,6 +430,23 @@ class RankDP:
         self.moves[key] = out
         return out
 
+    def _short(self, value: int, runs: tuple[SuitRuns, ...], pend: Pend) -> int:
+        """Return the jokers the open runs need at least to reach 3 cards, all suits
+        together: the short runs missing a card at the next value or the one after."""
+        key = (value, runs, pend)
+        hit = self.short_memo.get(key)
+        if hit is None:
+            hit = 0
+            for suit, suit_runs in enumerate(runs):
+                short = sum(length < 3 or gap for length, _, gap in suit_runs)
+                two = sum(length == 1 for length, _, _ in suit_runs)
+                if short:
+                    hit += max(0, short - sum(self._copies(value + 1, suit, pend[suit])))
+                if two:
+                    hit += max(0, two - sum(self._copies(value + 2, suit, pend[suit])))
+            self.short_memo[key] = hit
+        return hit
+
     def _groups_ok(self, value: int, suit: int, groups: Groups, left: int) -> bool:
         """Can the group copies so far still make groups? (a cheap necessary test)
 
@@ -438,16 +471,33 @@ class RankDP:
         left = self.jokers - used
         if suit == 4:
             nxt = () if self._profiled(value + 1) else pend
+            short = self._short(value, runs, pend or self.pend_max)
+            if short > left:
+                return []
             if not any(groups):
                 return [(0, (value + 1, 0, runs, nxt, groups, used, room), (0, 0, ()))]
             return [(0, (value + 1, 0, runs, nxt, (0, 0, 0, 0), used + extra,
                          min(room + more, left - extra)), (extra, more, plan))
-                    for extra, more, plan in group_options(groups, left, self.max_jokers)]
-        children: list[Child] = []
+                    for extra, more, plan in group_options(groups, left, self.max_jokers)
+                    if short <= left - extra]
         head, tail = runs[:suit], runs[suit + 1:]
-        for points, step, kept in self._moves(value, suit, runs[suit],
-                                              (pend or self.pend_max)[suit], left):
-            new_pend = pend if kept is None else pend[:suit] + (kept,) + pend[suit + 1:]
+        return [(points, (value, suit + 1, (*head, step.runs, *tail),
+                          pend if kept is None else pend[:suit] + (kept,) + pend[suit + 1:],
+                          new_groups, used + step.jokers,
+                          min(room + step.room, left - step.jokers)), step)
+                for points, step, kept, new_groups in self._steps(
+                    value, suit, runs[suit], (pend or self.pend_max)[suit], left, groups)]
+
+    def _steps(self, value: int, suit: int, runs: SuitRuns, pend: tuple[int, int],
+               left: int, groups: Groups
+               ) -> list[tuple[int, SuitStep, tuple[int, int] | None, Groups]]:
+        """Return `_moves` with the group copies after each, dead groups left out."""
+        key = (value, suit, runs, pend, left, groups)
+        hit = self.steps.get(key)
+        if hit is not None:
+            return hit
+        out = []
+        for points, step, kept in self._moves(value, suit, runs, pend, left):
             new_groups = groups
             if step.grouped:
                 lst = list(groups)
@@ -456,10 +506,9 @@ class RankDP:
             if any(new_groups) and not self._groups_ok(value, suit, new_groups,
                                                        left - step.jokers):
                 continue
-            children.append((points, (value, suit + 1, (*head, step.runs, *tail), new_pend,
-                                      new_groups, used + step.jokers,
-                                      min(room + step.room, left - step.jokers)), step))
-        return children
+            out.append((points, step, kept, new_groups))
+        self.steps[key] = out
+        return out
 
     def _final(self, used: int, room: int) -> int:
         """Value at the end: fill the room with jokers; every table joker must be placed."""

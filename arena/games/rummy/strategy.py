@@ -25,7 +25,7 @@ from arena.games.rummy.dp import OutOfBudget
 from arena.games.rummy.moves import simple_plays
 from arena.games.rummy.solver import placed_cards, search_table, solve
 
-OUT_NODES = 2_500
+OUT_NODES = 1_500
 """Search budget of the going-out check (states)."""
 PLAY_NODES = 1_000
 """Search budget of a rebuild when no cheap move exists."""
