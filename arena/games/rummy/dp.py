@@ -17,34 +17,38 @@ below). Every run starts with a natural card; a run reaching 3 only with extras 
 at closing. At most `max_jokers` sit in one meld. Table jokers must all be placed, hand
 jokers are optional (25 points each).
 
+Speed, all exact: `RankDP._race` runs a bound-led search (branch and bound on the optional
+points left) and the full programme by turns; states equal but for their jokers bound
+each other (fewer placed and as much held is at least as good); dead states (groups that
+cannot form, runs short of cards or jokers, table copies with nowhere to go) are cut early.
+
 Imports only the standard library and this package.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from functools import cache
-from itertools import combinations, product
+from itertools import product
 
-from arena.games.rummy.cards import CODES, JOKER, JOKER_INDEX, PENALTY, natural
-from arena.games.rummy.melds import meld_problem
+from arena.games.rummy.cards import JOKER_INDEX, PENALTY, natural
+from arena.games.rummy.dp_build import Builder
+from arena.games.rummy.dp_steps import (
+    LAST,
+    NEG,
+    Child,
+    Groups,
+    Key,
+    Pend,
+    SuitRuns,
+    SuitStep,
+    card_at,
+    group_options,
+    suit_steps,
+    useful,
+)
 
-NEG = -(10**9)
-LAST = 14
-"""The high ace; value 15 only closes the runs still open."""
-MAX_RUN = 13
 RACE_NODES = 1000
 """States of the first turn of each search in `RankDP._race` (then doubled every round)."""
-
-Run = tuple[int, int, int]
-"""An open run: (length so far capped at 3, jokers in it, 1 if it ends on a gap joker)."""
-SuitRuns = tuple[Run, ...]
-Groups = tuple[int, int, int, int]
-"""Copies of the current value sent to groups, per suit."""
-Plan = tuple[tuple[tuple[int, ...], int], ...]
-"""Groups as (suits, jokers) each."""
-EXTEND, GAP, CLOSE = 0, 1, 2
 
 
 class OutOfBudget(Exception):
@@ -53,167 +57,6 @@ class OutOfBudget(Exception):
 
 class _TurnOver(Exception):
     """A search passed the states of its turn (see `RankDP._race`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SuitStep:
-    """One decision for one suit at one value."""
-
-    runs: SuitRuns
-    """The open runs afterwards, sorted."""
-    actions: tuple[int, ...]
-    """Per open run before (sorted order): EXTEND, GAP or CLOSE."""
-    starts: int
-    grouped: int
-    used: int
-    """Natural copies used (extensions, starts and group copies)."""
-    jokers: int
-    """Jokers placed: gap jokers and the extras short runs need to reach 3 cards."""
-    room: int
-    """Further jokers the runs closed here could take."""
-
-
-def _run_options(run: Run, natural_ok: bool, extend_ok: bool, max_jokers: int
-                 ) -> list[tuple[int, Run | None, int, int, int]]:
-    """Return (action, run after, naturals used, jokers used, room) for one open run.
-
-    Gap jokers must be followed by a natural card (a joker at a run's end is an extra:
-    its place is free), and a closing run takes only the extras it needs to reach 3 cards;
-    what more it could hold is room, spent at the very end.
-    """
-    length, jokers, gap = run
-    out: list[tuple[int, Run | None, int, int, int]] = []
-    if extend_ok and natural_ok:
-        out.append((EXTEND, (min(length + 1, 3), jokers, 0), 1, 0, 0))
-    if extend_ok and jokers < max_jokers:
-        out.append((GAP, (min(length + 1, 3), jokers + 1, 1), 0, 1, 0))
-    if gap:
-        return out
-    need = max(0, 3 - length)
-    if jokers + need <= max_jokers:
-        out.append((CLOSE, None, 0, need, max_jokers - jokers - need))
-    return out
-
-
-@cache
-def suit_steps(runs: SuitRuns, avail: int, low: int, jokers: int, max_jokers: int,
-               value: int) -> tuple[SuitStep, ...]:
-    """Return every distinct decision for one suit holding `avail` copies of the value.
-
-    At least `low` copies must be used; at most `jokers` jokers. Runs start up to value 13,
-    groups form up to value 13 (ace groups at value 1), nothing extends past value 14.
-    """
-    extend_ok = value <= LAST
-    start_ok = group_ok = value < LAST
-    per_run = [_run_options(run, avail > 0, extend_ok, max_jokers) for run in runs]
-    found: dict[tuple[SuitRuns, int, int, int, int], SuitStep] = {}
-    for combo in product(*per_run):
-        naturals = sum(option[2] for option in combo)
-        used_jokers = sum(option[3] for option in combo)
-        if naturals > avail or used_jokers > jokers:
-            continue
-        room = sum(option[4] for option in combo)
-        kept: list[Run] = [option[1] for option in combo if option[1] is not None]
-        spare = avail - naturals
-        for starts in range(spare + 1 if start_ok else 1):
-            for grouped in range(spare - starts + 1 if group_ok else 1):
-                used = naturals + starts + grouped
-                if used < low:
-                    continue
-                after = tuple(sorted(kept + [(1, 0, 0)] * starts))
-                key = (after, grouped, used, used_jokers, room)
-                if key not in found:
-                    found[key] = SuitStep(after, tuple(o[0] for o in combo), starts, grouped,
-                                          used, used_jokers, room)
-    return tuple(found.values())
-
-
-def _plans(counts: Groups, jokers: int, max_jokers: int) -> list[tuple[int, int, Plan]]:
-    """Return every split of group copies into groups: (jokers, room, plan).
-
-    The first suit with a copy must be in some group, so trying every group through it
-    is complete. A group of 3 below the joker limit has room for one more joker.
-    """
-    first = next((s for s in range(4) if counts[s]), None)
-    if first is None:
-        return [(0, 0, ())]
-    others = [s for s in range(4) if s != first and counts[s]]
-    out: list[tuple[int, int, Plan]] = []
-    for size in range(len(others) + 1):
-        for subset in combinations(others, size):
-            for used in range(min(max_jokers, jokers) + 1):
-                cards = 1 + size + used
-                if not 3 <= cards <= 4:
-                    continue
-                rest = list(counts)
-                for suit in (first, *subset):
-                    rest[suit] -= 1
-                room = 1 if cards == 3 and used < max_jokers else 0
-                for more, more_room, plan in _plans((rest[0], rest[1], rest[2], rest[3]),
-                                                    jokers - used, max_jokers):
-                    out.append((used + more, room + more_room,
-                                (((first, *subset), used), *plan)))
-    return out
-
-
-@cache
-def group_options(counts: Groups, jokers: int, max_jokers: int
-                  ) -> tuple[tuple[int, int, Plan], ...]:
-    """Return the useful ways to form groups from `counts` with at most `jokers` jokers.
-
-    Each option: (jokers placed, room for more, plan). An option is dropped when another
-    places no more jokers and can hold at least as many in all.
-    """
-    found = _plans(counts, jokers, max_jokers)
-    found.sort(key=lambda o: (o[0], -o[1]))
-    kept: list[tuple[int, int, Plan]] = []
-    for used, room, plan in found:
-        if all(used + room > u + r for u, r, _ in kept):
-            kept.append((used, room, plan))
-    return tuple(kept)
-
-
-def useful(required: list[int], optional: list[int], max_jokers: int) -> list[int]:
-    """Return `optional` without the natural cards that fit no meld even with every card.
-
-    A card fits a group when two other suits of its rank (or jokers) are on offer, and a
-    run when some three consecutive places around it lack at most the jokers allowed.
-    """
-    jokers = min(max_jokers, required[JOKER_INDEX] + optional[JOKER_INDEX])
-    kept = list(optional)
-
-    def have(position: int, suit: int) -> bool:
-        index = card_at(position, suit)
-        return required[index] + optional[index] > 0
-
-    for index in range(JOKER_INDEX):
-        if not optional[index]:
-            continue
-        rank, suit = index % 13 + 1, index // 13
-        others = sum(have(rank, s) for s in range(4) if s != suit)
-        fits = others + jokers >= 2
-        for position in ((1, LAST) if rank == 1 else (rank,)):
-            for low in range(max(1, position - 2), min(position, LAST - 2) + 1):
-                missing = sum(not have(p, suit) for p in range(low, low + 3) if p != position)
-                fits = fits or missing <= jokers
-        if not fits:
-            kept[index] = 0
-    return kept
-
-
-def card_at(value: int, suit: int) -> int:
-    """Return the natural card index at `value` (1..14) of `suit`."""
-    return natural(1 if value == LAST else value, suit)
-
-
-Pend = tuple[tuple[int, int], ...]
-"""Per suit, the ace copies (table, hand) kept from value 1 for value 14."""
-Key = tuple[int, int, tuple[SuitRuns, ...], Pend, Groups, int, int]
-"""(value, suit, open runs per suit, pend, group copies at this value per suit, jokers
-placed, room for more jokers). Between values 2 and 13 the pend is left out of the key
-(it is `()`): those states return a profile, their value for every possible pend."""
-Choice = SuitStep | tuple[int, int, Plan]
-Child = tuple[int, Key, Choice]
 
 
 class RankDP:
@@ -590,7 +433,7 @@ class RankDP:
 
     def melds(self) -> list[list[str]]:
         """Rebuild the melds of the best solution (call after `solve` found one)."""
-        builder = _Builder(self.max_jokers)
+        builder = Builder(self.max_jokers)
         key, pend = self.start, self.start[3]
         while key[0] <= LAST + 1:
             target = self._value(key, pend)
@@ -608,68 +451,3 @@ class RankDP:
         used, room = key[5], key[6]
         builder.fill(min(room, self.jokers - used))
         return builder.melds
-
-
-class _Builder:
-    """Replays the chosen decisions on concrete runs and groups."""
-
-    def __init__(self, max_jokers: int) -> None:
-        self.max_jokers = max_jokers
-        self.open: list[list[tuple[Run, list[str]]]] = [[] for _ in range(4)]
-        self.melds: list[list[str]] = []
-        self.room: list[tuple[int, int]] = []
-        """(meld index, jokers it may still take)."""
-
-    def apply(self, key: Key, choice: Choice) -> None:
-        """Perform one decision taken at state `key`."""
-        value, suit = key[0], key[1]
-        if not isinstance(choice, SuitStep):
-            for suits, used in choice[2]:
-                size = len(suits) + used
-                self._emit([CODES[natural(value, s)] for s in suits] + [JOKER] * used,
-                           1 if size == 3 and used < self.max_jokers else 0)
-            return
-        code = CODES[card_at(min(value, LAST), suit)]
-        runs = sorted(self.open[suit], key=lambda item: item[0])
-        kept: list[tuple[Run, list[str]]] = []
-        for (run, cards), action in zip(runs, choice.actions, strict=True):
-            length, jokers, _ = run
-            if action == CLOSE:
-                need = max(0, 3 - length)
-                self._emit([*cards, *[JOKER] * need], self.max_jokers - jokers - need)
-            else:
-                cards.append(code if action == EXTEND else JOKER)
-                kept.append(((min(length + 1, 3), jokers + (action == GAP), int(action == GAP)),
-                             cards))
-        kept += [((1, 0, 0), [code]) for _ in range(choice.starts)]
-        self.open[suit] = kept
-
-    def _emit(self, cards: list[str], room: int) -> None:
-        if room > 0:
-            self.room.append((len(self.melds), room))
-        self.melds.append(cards)
-
-    def fill(self, jokers: int) -> None:
-        """Spend `jokers` extra jokers on the room left, then cut runs over 13 cards."""
-        for index, room in self.room:
-            take = min(room, jokers)
-            self.melds[index] += [JOKER] * take
-            jokers -= take
-        if jokers:
-            raise AssertionError("no room for the extra jokers")
-        self.melds = [part for meld in self.melds for part in _cut(meld, self.max_jokers)]
-
-
-def _cut(cards: list[str], max_jokers: int) -> list[list[str]]:
-    """Return a meld, or a run over 13 cards (both aces, or extras) cut in two valid runs.
-
-    `cards` is a run in position order (gap jokers in place), extra jokers last, so any cut
-    leaves two stretches of consecutive positions.
-    """
-    if len(cards) <= MAX_RUN:
-        return [cards]
-    for cut in range(3, len(cards) - 2):
-        low, high = cards[:cut], cards[cut:]
-        if meld_problem(low, max_jokers) is None and meld_problem(high, max_jokers) is None:
-            return [low, high]
-    raise AssertionError(f"cannot cut the run {cards}")

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.games.rummy.cards import CARD_TYPES, CODES, INDEX, PENALTY
-from arena.games.rummy.dp import NEG, OutOfBudget, RankDP
+from arena.games.rummy.dp import OutOfBudget, RankDP
+from arena.games.rummy.dp_steps import NEG
 from arena.games.rummy.melds import canonical
 from arena.games.rummy.moves import simple_plays
 
