@@ -47,7 +47,7 @@ from arena.games.rummy.dp_steps import (
     useful,
 )
 
-RACE_NODES = 1000
+RACE_NODES = 500
 """States of the first turn of each search in `RankDP._race` (then doubled every round)."""
 
 
@@ -172,28 +172,30 @@ class RankDP:
         ace copies kept) is quicker. Neither is told in advance, so each gets turns; what a
         turn settled stays in the memo, so a turn cut short loses only its open states.
         """
-        budget = RACE_NODES  # the bound-led search gets a quarter: it wins big or not at all
+        budget = RACE_NODES
         need = self._bound(self.start, self.start[3]) - 1
-        while True:
-            self.profiling = False
-            self.turn_limit = self.nodes + budget // 4
-            try:
-                while True:
-                    found = self._best(self.start, need)
-                    if found > need or found <= NEG:
-                        return found
-                    need = found - 1
-            except _TurnOver:
-                pass
-            self.profiling = True
-            self.turn_limit = self.nodes + budget
-            try:
-                return self._value(self.start, self.start[3])
-            except _TurnOver:
-                pass
-            finally:
-                self.turn_limit = None
-            budget *= 2
+        try:
+            while True:
+                self.profiling = True
+                self.turn_limit = self.nodes + budget
+                try:
+                    return self._value(self.start, self.start[3])
+                except _TurnOver:
+                    pass
+                # an eighth for the bound-led search: it settles a table at once or not at all
+                self.profiling = False
+                self.turn_limit = self.nodes + budget // 8
+                try:
+                    while True:
+                        found = self._best(self.start, need)
+                        if found > need or found <= NEG:
+                            return found
+                        need = found - 1
+                except _TurnOver:
+                    pass
+                budget *= 2
+        finally:
+            self.turn_limit = None  # rebuilding the melds must not stop at a turn's end
 
     def _tick(self) -> None:
         self.nodes += 1
