@@ -9,7 +9,14 @@ import click
 from rich.table import Table
 
 from arena.checkbot import CheckOptions, CheckReport, check_bot
-from arena.cli.games import parse_rules
+from arena.cli.options import (
+    endpoint,
+    move_ms_option,
+    parse_rules,
+    rules_option,
+    startup_ms_option,
+    tcp_option,
+)
 from arena.cli.ui import console
 from arena.games import REGISTRY
 from arena.referee.spec import TimeControl
@@ -27,14 +34,10 @@ WARN_MARK = "[yellow]WARN[/]"
 @click.option("--players", "-p", type=click.IntRange(min=1), default=None,
               help="Seats per game (default: 4 where the game allows).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first game.")
-@click.option("--rules", "-r", "rule_pairs", multiple=True, metavar="KEY=VALUE",
-              help="A rule option (repeatable).")
-@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True,
-              help="Per-move time limit.")
-@click.option("--startup-ms", type=click.IntRange(min=1), default=10000, show_default=True,
-              help="Time for the bot to start and say hello.")
-@click.option("--tcp", is_flag=True,
-              help="Bind tcp on 127.0.0.1 instead of ipc (JeroMQ cannot reach ipc).")
+@rules_option()
+@move_ms_option()
+@startup_ms_option()
+@tcp_option()
 @click.option("--cwd", type=click.Path(path_type=Path, file_okay=False, exists=True),
               help="Run the bot in this directory.")
 def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int | None,
@@ -58,7 +61,7 @@ def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int 
         game=game, cmd=tuple(argv), games=games, players=players, seed=seed,
         rules=parse_rules(rule_pairs),
         time=TimeControl(move_ms=move_ms, bank_ms=0, startup_ms=startup_ms),
-        endpoint="tcp://127.0.0.1:0" if tcp else None, cwd=str(cwd) if cwd else None)
+        endpoint=endpoint(tcp), cwd=str(cwd) if cwd else None)
     report = check_bot(options)
     _render(report)
     if not report.passed:

@@ -3,29 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import click
 from rich.table import Table
 
+from arena.cli.options import parse_rules, rules_option
 from arena.cli.ui import console
 from arena.core.simulate import Summary
 from arena.core.simulate import simulate as run_simulation
 from arena.games import REGISTRY
-
-
-def parse_rules(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """Parse `key=value` pairs; values are read as JSON when they parse, else as strings."""
-    rules: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"{pair!r} is not key=value", param_hint="--rules")
-        try:
-            rules[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            rules[key] = raw
-    return rules
 
 
 @click.command()
@@ -51,8 +37,7 @@ def games() -> None:
 @click.option("--games", "-n", "count", type=click.IntRange(min=1), default=100,
               show_default=True, help="Number of games.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Root seed.")
-@click.option("--rules", "-r", "rule_pairs", multiple=True, metavar="KEY=VALUE",
-              help="A rule option (repeatable), e.g. -r city_size=8.")
+@rules_option("A rule option (repeatable), e.g. -r city_size=8.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def simulate(game: str, players: int, count: int, seed: int, rule_pairs: tuple[str, ...],
              as_json: bool) -> None:

@@ -11,7 +11,14 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from arena.cli.games import parse_rules
+from arena.cli.options import (
+    endpoint,
+    move_ms_option,
+    parse_rules,
+    rules_option,
+    startup_ms_option,
+    tcp_option,
+)
 from arena.cli.ui import console
 from arena.core.errors import ArenaError
 from arena.core.record import GameRecord
@@ -70,23 +77,18 @@ def _render(record: GameRecord) -> None:
 @click.option("--bot", "-b", "bots", multiple=True, required=True, metavar="NAME=CMD",
               help="A bot per seat, in seat order: a command (`python x.py`) or builtin:random.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Game seed.")
-@click.option("--rules", "-r", "rule_pairs", multiple=True, metavar="KEY=VALUE",
-              help="A rule option (repeatable).")
-@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True,
-              help="Per-move time limit.")
+@rules_option()
+@move_ms_option()
 @click.option("--bank-ms", type=click.IntRange(min=0), default=0, show_default=True,
               help="Time bank per game (time over the move limit comes from it).")
-@click.option("--startup-ms", type=click.IntRange(min=1), default=10000, show_default=True,
-              help="Time for a bot to start and say hello.")
+@startup_ms_option()
 @click.option("--max-faults", type=click.IntRange(min=1), default=3, show_default=True,
               help="Faults before a seat forfeits.")
 @click.option("--replay", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the replay (JSONL) here.")
 @click.option("--workdir", type=click.Path(path_type=Path, file_okay=False),
               help="Keep bot logs in WORKDIR/logs (default: a temporary directory).")
-@click.option("--tcp", is_flag=True,
-              help="Bind tcp on 127.0.0.1 instead of ipc (for JeroMQ bots, which cannot "
-                   "reach ipc).")
+@tcp_option()
 @click.option("-v", "--verbose", is_flag=True, help="Show every decision and public event.")
 def play(game: str, bots: tuple[str, ...], seed: int, rule_pairs: tuple[str, ...],
          move_ms: int, bank_ms: int, startup_ms: int, max_faults: int, replay: Path | None,
@@ -98,7 +100,7 @@ def play(game: str, bots: tuple[str, ...], seed: int, rule_pairs: tuple[str, ...
     time = TimeControl(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     with tempfile.TemporaryDirectory(prefix="arena-play-") as scratch:
         with Referee(specs, time, FaultPolicy(max_faults), workdir or Path(scratch),
-                     endpoint="tcp://127.0.0.1:0" if tcp else None) as referee:
+                     endpoint=endpoint(tcp)) as referee:
             record = referee.play(game, rules, seed, [s.name for s in specs], replay,
                                   on_step=_show_step if verbose else None)
     _render(record)

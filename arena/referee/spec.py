@@ -56,3 +56,7 @@ class FaultPolicy:
     """How many faults a seat may commit in one game before it forfeits."""
 
     max_faults: int = 3
+
+
+LOOPBACK_TCP = "tcp://127.0.0.1:0"
+"""Loopback tcp on a free port, for ZeroMQ libraries that cannot reach ipc (JeroMQ)."""

@@ -31,7 +31,7 @@ from arena.core.errors import ArenaError, StoreError
 from arena.core.game import Json
 from arena.core.record import GameRecord
 from arena.core.rng import derive_seed
-from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
+from arena.referee.spec import LOOPBACK_TCP, BotSpec, FaultPolicy, TimeControl
 from arena.tournament.config import Format, TournamentConfig, preflight
 from arena.tournament.outputs import write_outputs
 from arena.tournament.pairing import History, RoundPlan, gauntlet, round_robin, swiss_round
@@ -252,12 +252,9 @@ def _default_referee(transport: str) -> RefereeFactory:
     from arena.referee import Referee
 
     if transport == "tcp":
-        return functools.partial(Referee, endpoint=TCP_ENDPOINT)
+        return functools.partial(Referee, endpoint=LOOPBACK_TCP)
     return Referee
 
-
-TCP_ENDPOINT = "tcp://127.0.0.1:0"
-"""Loopback on a free port: bots need not be reachable from other machines."""
 
 
 class _Pool:

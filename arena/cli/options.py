@@ -1,0 +1,57 @@
+"""Options shared by several commands, defined once so their names and help agree."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from arena.referee.spec import LOOPBACK_TCP
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def parse_rules(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """Parse `key=value` pairs; values are read as JSON when they parse, else as strings."""
+    rules: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{pair!r} is not key=value", param_hint="--rules")
+        try:
+            rules[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            rules[key] = raw
+    return rules
+
+
+def rules_option(help_text: str = "A rule option (repeatable).") -> Callable[[F], F]:
+    """`--rules/-r KEY=VALUE`, repeatable, passed as `rule_pairs`."""
+    return click.option("--rules", "-r", "rule_pairs", multiple=True, metavar="KEY=VALUE",
+                        help=help_text)
+
+
+def move_ms_option() -> Callable[[F], F]:
+    """`--move-ms`: the per-move time limit."""
+    return click.option("--move-ms", type=click.IntRange(min=1), default=1000,
+                        show_default=True, help="Per-move time limit.")
+
+
+def startup_ms_option() -> Callable[[F], F]:
+    """`--startup-ms`: the handshake limit."""
+    return click.option("--startup-ms", type=click.IntRange(min=1), default=10000,
+                        show_default=True, help="Time for a bot to start and say hello.")
+
+
+def tcp_option() -> Callable[[F], F]:
+    """`--tcp`: bind loopback tcp instead of ipc."""
+    return click.option("--tcp", is_flag=True,
+                        help="Bind tcp on 127.0.0.1 instead of ipc (for JeroMQ bots, which "
+                             "cannot reach ipc).")
+
+
+def endpoint(tcp: bool) -> str | None:
+    """Return the referee endpoint for `--tcp` (None: ipc in a private directory)."""
+    return LOOPBACK_TCP if tcp else None
