@@ -27,6 +27,7 @@ until the referee sends `shutdown`.
 
 from __future__ import annotations
 
+import abc
 import argparse
 import inspect
 import os
@@ -140,21 +141,23 @@ def decode_message(frame: bytes) -> Welcome | GameStart | Request | GameOver | E
     return message
 
 
-class Bot:
+class Bot(abc.ABC):
     """Override `act`, and the other hooks if the bot keeps state between requests."""
 
     rng: random.Random = random.Random(0)
     """This game's generator, seeded from `game_start.bot_seed` before `game_start` runs."""
 
     def game_start(self, start: GameStart) -> None:
-        """A game begins (seat, players, rules, time control)."""
+        """A game begins (seat, players, rules, time control); optional, does nothing."""
+        return None
 
+    @abc.abstractmethod
     def act(self, request: Request) -> Json:
         """Return the action for `request` (often one of `request.options`)."""
-        raise NotImplementedError
 
     def game_over(self, over: GameOver) -> None:
-        """A game ended (placings, scores)."""
+        """A game ended (placings, scores); optional, does nothing."""
+        return None
 
     def error(self, error: Error) -> None:
         """The referee rejected something this bot sent; printed to stderr by default."""

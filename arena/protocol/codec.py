@@ -4,11 +4,15 @@ a typed message or raises `WireError` with the fault kind it amounts to.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import msgspec
 
 from arena.core.errors import ProtocolError
 from arena.core.record import FaultKind
 from arena.protocol.messages import MAX_MESSAGE_BYTES, BotMessage, RefereeMessage
+
+T = TypeVar("T")
 
 _encoder = msgspec.json.Encoder()
 _bot_decoder = msgspec.json.Decoder(BotMessage)
@@ -37,12 +41,7 @@ def decode_bot(frame: bytes, limit: int = MAX_MESSAGE_BYTES) -> BotMessage:
     """
     if len(frame) > limit:
         raise WireError(FaultKind.OVERSIZE, f"{len(frame)} bytes, limit {limit}")
-    try:
-        return _bot_decoder.decode(frame)
-    except msgspec.ValidationError as exc:
-        raise WireError(FaultKind.BAD_MESSAGE, str(exc)) from None
-    except msgspec.DecodeError as exc:
-        raise WireError(FaultKind.NOT_JSON, str(exc)) from None
+    return _decode(_bot_decoder, frame)
 
 
 def decode_referee(frame: bytes) -> RefereeMessage:
@@ -51,9 +50,15 @@ def decode_referee(frame: bytes) -> RefereeMessage:
     Raises:
         WireError: not a referee message.
     """
+    return _decode(_referee_decoder, frame)
+
+
+def _decode(decoder: msgspec.json.Decoder[T], frame: bytes) -> T:
+    """Decode with `decoder`, telling JSON that is not a message from bytes that are not JSON."""
     try:
-        return _referee_decoder.decode(frame)
+        return decoder.decode(frame)
     except msgspec.ValidationError as exc:
         raise WireError(FaultKind.BAD_MESSAGE, str(exc)) from None
     except msgspec.DecodeError as exc:
         raise WireError(FaultKind.NOT_JSON, str(exc)) from None
+
