@@ -32,13 +32,28 @@ def test_placings_share_ties(keys: list[tuple[int, ...]], expected: tuple[int, .
     assert placings_from_keys(keys) == expected
 
 
-def test_forfeited_seats_go_last_keeping_order() -> None:
+def test_forfeited_seats_go_last_keeping_the_others_order() -> None:
     outcome = Outcome(Termination.COMPLETED, (1, 2, 3, 4), (30, 20, 10, 5))
-    result = with_forfeits(outcome, [0, 2])
+    result = with_forfeits(outcome, {2: 9, 0: 9})
     assert result.placings == (3, 1, 4, 2)
     assert result.termination is Termination.FORFEIT
     assert result.scores == outcome.scores
-    assert with_forfeits(outcome, []) is outcome
+    assert result.details["forfeited"] == [0, 2]
+    assert with_forfeits(outcome, {}) is outcome
+
+
+def test_forfeits_rank_by_when_they_happened_not_by_the_autopilots_score() -> None:
+    # seat 0 never started (decision 0) yet its autopilot won the game on points
+    outcome = Outcome(Termination.COMPLETED, (1, 2, 3, 4), (30, 20, 10, 5))
+    result = with_forfeits(outcome, {0: 0, 1: 40, 2: 12, 3: 40})
+    assert result.placings == (4, 1, 3, 2)
+
+
+def test_forfeits_at_the_same_decision_rank_by_seat_order() -> None:
+    outcome = Outcome(Termination.BLOCKED, (3, 1, 2), (0, 9, 5))
+    result = with_forfeits(outcome, {2: 7, 1: 7, 0: 7})
+    assert result.placings == (1, 2, 3)
+    assert result.termination is Termination.BLOCKED
 
 
 def test_derived_seeds_are_stable_and_distinct() -> None:

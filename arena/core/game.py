@@ -173,16 +173,20 @@ def placings_from_keys(keys: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
     return tuple(1 + ordered.index(key) for key in keys)
 
 
-def with_forfeits(outcome: Outcome, forfeited: Sequence[int]) -> Outcome:
+def with_forfeits(outcome: Outcome, forfeited: Mapping[int, int]) -> Outcome:
     """Place forfeited seats after every other seat, keeping the others' order.
 
-    Forfeited seats share the last places among themselves, ordered as the rules placed them.
+    `forfeited` maps each forfeited seat to the decision at which it forfeited (0: before
+    the first). Forfeited seats are ranked among themselves by that decision, an earlier
+    forfeit placing worse, then by seat order (a lower seat places better); the rules'
+    placings of the autopilot's play never rank them, so that a bot that never started
+    cannot win a game that every seat forfeited.
     """
     if not forfeited:
         return outcome
-    out = set(forfeited)
     keys = [
-        (0 if seat in out else 1, -placing) for seat, placing in enumerate(outcome.placings)
+        (0, forfeited[seat], -seat) if seat in forfeited else (1, -placing, 0)
+        for seat, placing in enumerate(outcome.placings)
     ]
     return Outcome(
         Termination.FORFEIT
@@ -190,7 +194,7 @@ def with_forfeits(outcome: Outcome, forfeited: Sequence[int]) -> Outcome:
         else outcome.termination,
         placings_from_keys(keys),
         outcome.scores,
-        {**outcome.details, "forfeited": sorted(out)},
+        {**outcome.details, "forfeited": sorted(forfeited)},
     )
 
 

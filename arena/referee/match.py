@@ -65,6 +65,8 @@ class _Seat:
     timeouts: int = 0
     time_ms: float = 0.0
     forfeit: ForfeitReason | None = None
+    forfeit_at: int = 0
+    """The decision at which the seat forfeited: ranks forfeited seats (`with_forfeits`)."""
     started: bool = False
     pending: list[dict[str, Json]] = field(default_factory=list)
 
@@ -290,7 +292,7 @@ class _Match:
             self._forfeit(seat, ForfeitReason.MAX_FAULTS, notify=True)
 
     def _forfeit(self, seat: _Seat, reason: ForfeitReason, notify: bool) -> None:
-        seat.forfeit = reason
+        seat.forfeit, seat.forfeit_at = reason, self.n
         log.warning("%s (seat %d) forfeits: %s", seat.player.name, seat.seat, reason.value)
         if notify:
             self._error(seat, ErrorCode.FORFEIT, f"forfeit ({reason.value}); the autopilot "
@@ -336,7 +338,8 @@ class _Match:
     def _finish(self, outcome: Outcome) -> GameRecord:
         forfeited = [s.seat for s in self.seats if s.forfeit is not None]
         if outcome.termination is not Termination.ENGINE_ERROR:
-            outcome = with_forfeits(outcome, forfeited)
+            outcome = with_forfeits(outcome, {s.seat: s.forfeit_at for s in self.seats
+                                              if s.forfeit is not None})
         for seat in self.seats:
             if seat.started and seat.player.peer is not None and seat.forfeit not in (
                     ForfeitReason.CRASHED, ForfeitReason.DISCONNECTED):

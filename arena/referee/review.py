@@ -108,7 +108,8 @@ def _check_end(replay: Replay, game: Game[Any, Any], final: Any) -> list[str]:
     outcome = game.outcome(final)
     if game.to_act(final) is not None or outcome is None:
         return ["the engine says the game is not over after the last recorded decision"]
-    outcome = with_forfeits(outcome, [int(f["seat"]) for f in replay.forfeits])
+    outcome = with_forfeits(outcome, {int(f["seat"]): int(f["decision"])
+                                       for f in replay.forfeits})
     engine = (list(outcome.placings), list(outcome.scores))
     recorded = (replay.outcome["placings"], replay.outcome["scores"])
     if engine != recorded:

@@ -282,3 +282,25 @@ def test_replay_checks_out_and_tampering_is_found(tmp_path: Path) -> None:
     lines[2] = json.dumps(step)
     path.write_text("\n".join(lines) + "\n")
     assert check_replay(read_replay(path), _registry()) == [f"decision {step['n']}: events differ"]
+
+
+def test_when_every_seat_forfeits_the_earliest_forfeit_places_last(tmp_path: Path) -> None:
+    def illegal(request: Request) -> list[ScriptedReply]:
+        return [(1.0, encode(Action(id=request.id, action={"card": 42})))]
+
+    transport = ScriptedTransport()
+    transport.add(b"a", script(illegal))
+    transport.add(b"b", script(illegal))
+    players = [SeatPlayer("never-started", absent=ForfeitReason.NO_CONNECT),
+               SeatPlayer.remote("a", b"a"), SeatPlayer.remote("b", b"b")]
+    writer = ReplayWriter(tmp_path / "r.jsonl")
+    record = run_game(GAME, {"target": 30}, 7, players, transport, FAST,
+                      FaultPolicy(max_faults=1), replay=writer, clock=transport.clock)
+    writer.close()
+    # the never-started seat's autopilot moved first and scored best: it must not count
+    assert record.seats[0].score > max(s.score for s in record.seats[1:])
+    assert [s.forfeit is not None for s in record.seats] == [True, True, True]
+    assert [s.placing for s in record.seats] == [3, 2, 1]  # forfeited at 0, 2 and 3
+    replay = read_replay(tmp_path / "r.jsonl")
+    assert [f["decision"] for f in replay.forfeits] == [0, 2, 3]
+    assert check_replay(replay, _registry()) == []
