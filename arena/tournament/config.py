@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import shlex
 import shutil
@@ -27,6 +28,7 @@ from arena.core.options import suggest
 from arena.core.registry import Registry
 from arena.referee.players import BUILTINS
 from arena.referee.spec import BotSpec, FaultPolicy, Restart, TimeControl
+from arena.tournament.pairing import ALL_SUBSETS_LIMIT, table_sizes
 from arena.tournament.yamlpos import LineDict, LineList, load
 
 PYTHON_PLACEHOLDER = "{python}"
@@ -88,13 +90,25 @@ class TournamentConfig:
 TOP_KEYS = ("name", "game", "rules", "players_per_game", "format", "rounds",
             "games_per_pairing", "time", "faults", "concurrency", "seed", "out", "bots",
             "transport",
-            "challengers", "points", "bye_points")
+            "challengers", "points", "bye_points", "max_games")
+UNSCORED = ("out", "concurrency", "name", "transport", "max_games")
+"""Keys that change neither the schedule nor the results: not in the fingerprint."""
 REQUIRED = ("name", "game", "bots")
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms")
 FAULT_KEYS = ("max_faults",)
 BOT_KEYS = ("name", "cmd", "cwd", "env", "restart")
 TRANSPORTS = ("ipc", "tcp")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+SEED_LIMIT = 2**63
+"""Seeds are 0 <= seed < SEED_LIMIT."""
+DEFAULT_MAX_GAMES = 100_000
+"""A tournament with more games must say so with `max_games`."""
+MAX_GAMES = 10_000_000
+"""The most games `max_games` may allow: the whole schedule is held in memory."""
+MAX_MS = 86_400_000
+"""Time limits are at most a day."""
+MAX_CONCURRENCY = 1024
+MAX_NAME = 100
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:-|\.\.)\s*(\d+)\s*$")
 
 
@@ -128,10 +142,26 @@ def load_config(path: Path, registry: Registry | None = None) -> TournamentConfi
         ConfigError: every problem in the file, each with its line.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read tournament file {path}: {exc.strerror}") from exc
-    return parse_config(text, str(path), path.resolve().parent, registry)
+    return parse_config(decode_utf8(data, str(path)), str(path), path.resolve().parent,
+                        registry)
+
+
+def decode_utf8(data: bytes, source: str) -> str:
+    """Return `data` as text.
+
+    Raises:
+        ConfigError: the bytes are not UTF-8, naming the line and byte offset of the first
+            bad byte.
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(f"{source}:{line}: not UTF-8 text: byte 0x{data[exc.start]:02x} at "
+                          f"byte offset {exc.start}; save the file as UTF-8") from None
 
 
 def parse_config(text: str, source: str = "<string>", base: Path | None = None,
@@ -182,7 +212,7 @@ class _Builder:
         for key in REQUIRED:
             if key not in doc:
                 p.add(doc.line, f"missing required key {key!r}")
-        name = self._str("name", "tournament")
+        name = self._name()
         fmt = self._enum("format", Format, Format.ROUND_ROBIN)
         rounds = self._int("rounds", None, minimum=1)
         if fmt is Format.SWISS and rounds is None and "rounds" not in doc:
@@ -191,30 +221,68 @@ class _Builder:
         bots, bot_lines = self._bots()
         game, table, rules = self._game(len(bots))
         challengers = self._challengers(fmt, [b.name for b in bots])
+        self._check_size(count_games(fmt, len(bots), table, rounds, gpp, len(challengers)))
         points = self._points()
         bye = self._number("bye_points")
         time, faults = self._time(), self._faults()
-        concurrency = self._int("concurrency", None, minimum=1)
+        concurrency = self._int("concurrency", None, minimum=1, maximum=MAX_CONCURRENCY)
         seed = self._int("seed", 1)
+        if seed is not None and not 0 <= seed < SEED_LIMIT:
+            p.add(doc.line_of("seed"), f"'seed' must be from 0 to 2**63 - 1, not {seed}")
+            seed = 1
         transport = self._str("transport", "ipc")
         if transport not in TRANSPORTS:
             p.add(doc.line_of("transport"),
                   f"transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
         if p.items:
             return None
-        raw = {k: _plain(doc.get(k)) for k in TOP_KEYS if k not in ("out", "concurrency",
-                                                                    "name", "transport")}
+        raw = {k: _plain(doc.get(k)) for k in TOP_KEYS if k not in UNSCORED}
         fingerprint = hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16]
         return TournamentConfig(
             name=name, game=game, rules=rules, table=table, format=fmt, rounds=rounds,
             games_per_pairing=gpp, time=time, faults=faults, concurrency=concurrency,
-            seed=seed or 0, out=Path(self._str("out", f"runs/{name}")),
+            seed=seed or 0, out=self._out(name),
             bots=tuple(bots), challengers=tuple(challengers), points=points,
             bye_points=bye, fingerprint=fingerprint, source=self.p.source,
             bot_lines=bot_lines, transport=transport,
         )
 
     # scalars -------------------------------------------------------------------------
+    def _name(self) -> str:
+        name = self._str("name", "tournament")
+        # the name is the default output directory runs/<name>: one plain path component
+        if (name in (".", "..") or len(name) > MAX_NAME or name != name.strip()
+                or any(c in "/\\" or ord(c) < 32 for c in name)):
+            self.p.add(self.doc.line_of("name"), f"'name' {name!r} must be a plain file name "
+                       f"(no '/', '\\', '..' or control characters; at most {MAX_NAME} "
+                       "characters): it names the output directory runs/<name>")
+            return "tournament"
+        return name
+
+    def _out(self, name: str) -> Path:
+        """Return `out`: as written, relative to the file's directory; else runs/<name>
+        in the current directory."""
+        if "out" not in self.doc:
+            return Path("runs", name)
+        return self.base / self._str("out", f"runs/{name}")
+
+    def _check_size(self, games: int) -> None:
+        allowed = self._int("max_games", DEFAULT_MAX_GAMES, minimum=1, maximum=MAX_GAMES)
+        if allowed is None or games <= allowed:
+            return
+        where = next((k for k in ("games_per_pairing", "rounds") if k in self.doc), "bots")
+        if "max_games" in self.doc:
+            self.p.add(self.doc.line_of("max_games"), f"this tournament has {games:,} games, "
+                       f"more than 'max_games': {allowed:,}")
+        elif games > MAX_GAMES:
+            self.p.add(self.doc.line_of(where), f"this tournament has {games:,} games; arena "
+                       f"runs at most {MAX_GAMES:,} in one tournament: check "
+                       "'games_per_pairing' and 'rounds'")
+        else:
+            self.p.add(self.doc.line_of(where), f"this tournament has {games:,} games, more "
+                       f"than {allowed:,}: check 'games_per_pairing' and 'rounds', or confirm "
+                       f"a run this large with 'max_games: {games}'")
+
     def _str(self, key: str, default: str) -> str:
         value = self.doc.get(key, default)
         if not isinstance(value, str) or not value.strip():
@@ -223,7 +291,7 @@ class _Builder:
         return value
 
     def _int(self, key: str, default: int | None, minimum: int | None = None,
-             where: LineDict | None = None) -> int | None:
+             where: LineDict | None = None, maximum: int | None = None) -> int | None:
         mapping = self.doc if where is None else where
         if key not in mapping:
             return default
@@ -234,13 +302,18 @@ class _Builder:
         if minimum is not None and value < minimum:
             self.p.add(mapping.line_of(key), f"{key!r} must be at least {minimum}")
             return default
+        if maximum is not None and value > maximum:
+            self.p.add(mapping.line_of(key), f"{key!r} must be at most {maximum:,}, not "
+                       f"{value:,}")
+            return default
         return value
 
     def _number(self, key: str) -> float | None:
         value = self.doc.get(key)
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if isinstance(value, bool) or not isinstance(value, int | float) \
+                or not math.isfinite(value):
             self.p.add(self.doc.line_of(key), f"{key!r} must be a number, not {value!r}")
             return None
         return float(value)
@@ -265,9 +338,10 @@ class _Builder:
     def _time(self) -> TimeControl:
         section, base = self._section("time", TIME_KEYS), TimeControl()
         return TimeControl(
-            move_ms=self._int("move_ms", base.move_ms, 1, section) or base.move_ms,
-            bank_ms=self._int("bank_ms", base.bank_ms, 0, section) or 0,
-            startup_ms=self._int("startup_ms", base.startup_ms, 1, section) or base.startup_ms,
+            move_ms=self._int("move_ms", base.move_ms, 1, section, MAX_MS) or base.move_ms,
+            bank_ms=self._int("bank_ms", base.bank_ms, 0, section, MAX_MS) or 0,
+            startup_ms=self._int("startup_ms", base.startup_ms, 1, section, MAX_MS)
+            or base.startup_ms,
         )
 
     def _faults(self) -> FaultPolicy:
@@ -280,7 +354,8 @@ class _Builder:
         if value is None:
             return None
         ok = isinstance(value, list) and value and all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+            isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+            for v in value)
         if not ok:
             self.p.add(self.doc.line_of("points"),
                        "'points' must be a list of numbers by placing, e.g. [3, 1, 0, 0]")
@@ -424,6 +499,37 @@ class _Builder:
         if names and len(set(names) - set(value)) == 0:
             self.p.add(line, "a gauntlet needs at least one bot that is not a challenger")
         return list(value)
+
+
+def count_games(fmt: Format, bots: int, table: TableSize, rounds: int | None, repeats: int,
+                challengers: int = 0) -> int:
+    """Return the number of games of a tournament, without building its schedule.
+
+    Mirrors `arena.tournament.pairing` (a test holds the two together), so that a huge
+    tournament is refused before anything is built.
+    """
+    size, smallest = table.size, table.smallest
+    if fmt is Format.SWISS:
+        per_round = len(table_sizes(bots, size, smallest)[0])
+        return (rounds or 1) * per_round * repeats
+    if fmt is Format.GAUNTLET:
+        field = bots - challengers
+        others = max(1, min(size - 1, field))
+        if others + 1 < smallest or field < 1:
+            return 0
+        subsets = math.comb(field, others)
+        per = subsets if subsets <= ALL_SUBSETS_LIMIT else math.ceil(field / others)
+        return challengers * per * repeats
+    if size == 2 and smallest == 2:
+        tables = math.comb(bots, 2)
+    elif bots <= size:
+        tables = 1 if bots >= smallest else 0
+    elif rounds is None and math.comb(bots, size) <= ALL_SUBSETS_LIMIT:
+        tables = math.comb(bots, size)
+    else:
+        count = rounds or math.ceil((bots - 1) / (size - 1))
+        tables = count * len(table_sizes(bots, size, smallest)[0])
+    return tables * repeats
 
 
 def _argv(cmd: Any) -> tuple[str, ...] | None:

@@ -2,6 +2,11 @@
 
 PyYAML's composer gives every node a start mark; this loader keeps those marks on the
 containers it builds, so that config validation can report `file:line: problem`.
+
+Aliases are allowed, but the document they expand to is bounded (`MAX_NODES`): an alias
+bomb ("billion laughs") is refused while it is composed, naming the alias that crosses the
+bound, instead of being expanded by whoever walks the data later. An alias inside its own
+anchor (a recursive document) is refused too.
 """
 
 from __future__ import annotations
@@ -29,10 +34,43 @@ class LineList(list[Any]):
     item_lines: list[int]
 
 
+MAX_NODES = 100_000
+"""Most values (scalars, lists, mappings) a document may hold once its aliases are expanded."""
+
+
 class _Loader(yaml.SafeLoader):
-    """A safe loader whose mappings and sequences carry their lines."""
+    """A safe loader whose mappings and sequences carry their lines, and whose documents,
+    aliases expanded, hold at most `MAX_NODES` values."""
 
     duplicates: list[tuple[int, str]]
+    expanded: int
+    sizes: dict[int, int]
+    """The expanded size of each finished node, by id: what an alias to it adds."""
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            target = self.anchors.get(event.anchor)
+            if target is not None:
+                size = self.sizes.get(id(target))
+                if size is None:
+                    raise yaml.composer.ComposerError(
+                        None, None, f"alias *{event.anchor} is used inside its own anchor "
+                        "(a recursive document)", event.start_mark)
+                self._count(size, event.start_mark, f"alias *{event.anchor}")
+            return super().compose_node(parent, index)
+        before = self.expanded
+        self._count(1, self.peek_event().start_mark, "this value")  # type: ignore[no-untyped-call]
+        node = super().compose_node(parent, index)
+        self.sizes[id(node)] = self.expanded - before
+        return node
+
+    def _count(self, size: int, mark: yaml.Mark, what: str) -> None:
+        self.expanded += size
+        if self.expanded > MAX_NODES:
+            raise yaml.composer.ComposerError(
+                None, None, f"{what} makes the document larger than {MAX_NODES:,} values once "
+                "aliases are expanded (an alias bomb?)", mark)
 
 
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
@@ -68,8 +106,11 @@ def load(text: str) -> tuple[Any, list[tuple[int, str]]]:
         yaml.YAMLError: the text is not YAML (the error carries its own mark).
     """
     loader = _Loader(text)
-    loader.duplicates = []
+    loader.duplicates, loader.expanded, loader.sizes = [], 0, {}
     try:
         return loader.get_single_data(), loader.duplicates
+    except RecursionError:
+        # the composer and constructors recurse once per nesting level
+        raise yaml.YAMLError("nested too deeply") from None
     finally:
         loader.dispose()

@@ -37,8 +37,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
                "list of unique district ids in the deck; null = the district_preset"),
     OptionSpec("district_preset", "first-game", "named set of 14 unique districts",
                tuple(PRESETS)),
-    OptionSpec("max_rounds", 60, "safety bound: the game is scored after this round"),
+    OptionSpec("max_rounds", 60, "safety bound (1-1000): the game is scored after this "
+               "round"),
 )
+MAX_ROUNDS_LIMIT = 1000
+"""The largest `max_rounds`: a game is a few dozen rounds; more would only run longer."""
 
 
 def resolve(players: int, rules: Mapping[str, Json]) -> dict[str, Json]:
@@ -58,8 +61,9 @@ def resolve(players: int, rules: Mapping[str, Json]) -> dict[str, Json]:
     resolved["districts"] = _districts(resolved.get("districts"),
                                        str(resolved["district_preset"]), problems)
     max_rounds = resolved["max_rounds"]
-    if not isinstance(max_rounds, int) or max_rounds < 1:
-        problems.append(f"option 'max_rounds': {max_rounds!r} is not a positive integer")
+    if not isinstance(max_rounds, int) or not 1 <= max_rounds <= MAX_ROUNDS_LIMIT:
+        problems.append(f"option 'max_rounds': {max_rounds!r} is not an integer from 1 to "
+                        f"{MAX_ROUNDS_LIMIT}")
     raise_problems(GAME, problems)
     return resolved
 

@@ -132,6 +132,8 @@ def test_wire_round_trip_of_every_option() -> None:
         (4, {"districts": ["keep", "keep", "university"]},
          ["listed twice", "'university' is not an implemented"]),
         (4, {"city_size": 0, "max_rounds": -1}, ["city_size", "max_rounds"]),
+        (4, {"max_rounds": 10**12},
+         ["'max_rounds': 1000000000000 is not an integer from 1 to 1000"]),
     ],
 )
 def test_option_errors_are_all_reported(players: int, rules: dict[str, object],
