@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import signal
 import tempfile
 import time
 from collections.abc import Sequence
@@ -48,6 +49,9 @@ from arena.referee.transport import ZmqTransport
 log = logging.getLogger("arena.checkbot")
 
 BOT_NAME = "candidate"
+_GONE = (ForfeitReason.CRASHED, ForfeitReason.DISCONNECTED)
+SETTLE_S = 5.0
+"""How long a bot whose seat was lost (crashed, disconnected) is given to end its process."""
 INJECT_AT_REQUEST = 2
 """The unsolicited `error` goes out just before the bot's second request of the first game."""
 INJECTED_DETAIL = "arena check-bot: a test error; carry on with the next request"
@@ -90,6 +94,43 @@ HINTS: dict[CheckId, str] = {
     CheckId.SHUTDOWN: "exit with status 0 when a `shutdown` message arrives",
 }
 
+DIED_HINT = ("the process died in the middle of a game: its last output lines are below; "
+             "a bot keeps reading messages until `shutdown` arrives")
+"""The hint of "plays several games in one process" when the process did not end by itself
+after a game_over (killed by a signal, or a non-zero status)."""
+DROPPED_HINT = ("the connection dropped while the process still ran: a frame over 4 MiB makes "
+                "ZeroMQ drop it (protocol/PROTOCOL.md, Limits); keep one socket for the whole "
+                "run")
+"""The hint of "plays several games in one process" for a lost connection of a live process."""
+START_HINT = ("the process ended before its hello: its last output lines below say why (a "
+              "missing library or file, a wrong path, an exception at start)")
+"""The hint of "connects in time" for a process that ended before saying hello."""
+QUIT_HINT = ("keep the process running until a `shutdown` message arrives, then exit with "
+             "status 0")
+"""The hint of "exits on shutdown" for a process that ended before shutdown was sent."""
+
+
+def exit_text(returncode: int | None) -> str:
+    """Describe an exit status as a person would: `killed by SIGABRT`, `exited with status 1`.
+
+    Statuses 129-192 are how shells (and the stdio bridge) report a child killed by signal
+    N (128 + N), so the signal is named beside them.
+    """
+    if returncode is None:
+        return "still running"
+    if returncode < 0:
+        return f"killed by {_signal_name(-returncode)}"
+    if 128 < returncode <= 128 + 64:
+        return f"exited with status {returncode} (128 + {_signal_name(returncode - 128)})"
+    return f"exited with status {returncode}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
 
 @dataclass(frozen=True, slots=True)
 class CheckResult:
@@ -98,11 +139,13 @@ class CheckResult:
     check: CheckId
     ok: bool | None
     detail: str
+    advice: str = ""
+    """The hint for this failure when the check's usual hint (`HINTS`) names another cause."""
 
     @property
     def hint(self) -> str:
         """What to fix when the check failed ("" otherwise)."""
-        return HINTS[self.check] if self.ok is False else ""
+        return (self.advice or HINTS[self.check]) if self.ok is False else ""
 
     @property
     def warning(self) -> bool:
@@ -159,7 +202,17 @@ class _Observer:
         self.last_answered: int | None = None
         self.sent_at = 0.0
         self.slowest_ms = 0.0
+        self.requested: set[int] = set()
+        self.answered: set[int] = set()
+        """This game's request ids (each game numbers its requests from 1), and those answered."""
+        self.timed_out: set[int] = set()
+        """Ids of earlier games' requests left unanswered: a late answer may still come."""
+        self.game = 0
+        self.late: list[int] = []
+        """Ids of requests answered after their deadline (the referee dropped the answer)."""
         self.wrong_ids: list[str] = []
+        self.wrong_for: set[tuple[int, int]] = set()
+        """The (game, request) pairs that got an action with a wrong id while pending."""
         self.injected_before: int | None = None
         """The id of the first request sent after the injected error."""
         self.answered_after_error: bool | None = None
@@ -177,13 +230,18 @@ class _Observer:
                 self.inner.send(peer, encode(error))
                 self.injected_before, self.answered_after_error = request_id, False
             self.pending, self.sent_at = request_id, time.monotonic()
+            self.requested.add(request_id)
         return self.inner.send(peer, frame)
 
-    def recv(self, timeout_ms: float) -> tuple[bytes, list[bytes]] | None:
-        got = self.inner.recv(timeout_ms)
+    def recv(self, timeout_ms: float,
+             peer: bytes | None = None) -> tuple[bytes, list[bytes]] | None:
+        got = self.inner.recv(timeout_ms, peer)
         if got is not None and got[0] == self.peer and len(got[1]) == 1:
             self._watch(got[1][0])
         return got
+
+    def drain(self, peer: bytes) -> int:
+        return self.inner.drain(peer)
 
     def _watch(self, frame: bytes) -> None:
         try:
@@ -193,14 +251,34 @@ class _Observer:
         if not isinstance(message, Action):
             return
         if message.id != self.pending:
-            self.wrong_ids.append(f"action id {message.id} while request {self.pending} "
-                                  "was pending")
+            self._misdirected(message.id)
             return
         self.slowest_ms = max(self.slowest_ms, (time.monotonic() - self.sent_at) * 1000)
         if message.id == self.injected_before:
             self.answered_after_error = True
         self.last_answered, self.pending = message.id, None
+        self.answered.add(message.id)
         self.actions.append(json.dumps(message.action, sort_keys=True))
+
+    def _misdirected(self, got: int) -> None:
+        """An action whose id is not the pending request's: late, or a wrong id."""
+        if (got in self.requested and got not in self.answered) or got in self.timed_out:
+            # the answer to a request that timed out: one cause, reported as a timeout
+            self.late.append(got)
+            return
+        if self.pending is not None:
+            self.wrong_for.add((self.game, self.pending))
+            if self.pending == self.injected_before:
+                self.answered_after_error = True  # it did answer after the error
+        again = " (already answered)" if got in self.answered else ""
+        self.wrong_ids.append(f"action id {got}{again} while request {self.pending} was "
+                              "pending")
+
+    def new_game(self) -> None:
+        """Start counting the requests of the next game."""
+        self.timed_out |= self.requested - self.answered
+        self.requested, self.answered, self.pending = set(), set(), None
+        self.game += 1
 
     def take_actions(self) -> list[str]:
         """Return the actions seen since the last call, and forget them."""
@@ -237,6 +315,8 @@ class _Run:
         self.records: list[GameRecord] = []
         self.actions: list[list[str]] = []
         """The candidate's actions in each game of `records`, in order."""
+        self.end_reported = False
+        """Whether a failed check already names the end of the bot's process as its cause."""
 
     def run(self) -> CheckReport:
         transport = ZmqTransport(self.options.endpoint)
@@ -257,8 +337,11 @@ class _Run:
                                                                  "failed")) for c in CheckId)
         return CheckReport(results, tuple(self.records), _tail(self.log_path))
 
-    def _fail(self, check: CheckId, detail: str) -> None:
-        self.results[check] = CheckResult(check, False, detail)
+    def _fail(self, check: CheckId, detail: str, advice: str = "") -> None:
+        self.results[check] = CheckResult(check, False, detail, advice)
+
+    def _skip(self, check: CheckId, detail: str) -> None:
+        self.results[check] = CheckResult(check, None, detail)
 
     def _pass(self, check: CheckId, detail: str) -> None:
         self.results[check] = CheckResult(check, True, detail)
@@ -274,7 +357,9 @@ class _Run:
             process = BotProcess(BOT_NAME, bridge_argv(self.options.cmd), env, self.options.cwd,
                                  self.log_path, 1 << 20)
         except OSError as exc:
-            self._fail(CheckId.CONNECTS, f"cannot start {' '.join(self.options.cmd)!r}: {exc}")
+            self._fail(CheckId.CONNECTS, f"cannot start {' '.join(self.options.cmd)!r}: {exc}",
+                       "check the command: the program must exist and be executable (a "
+                       "relative path is taken from --cwd)")
             return None, None
         deadline = started + self.options.time.startup_ms / 1000
         while (remaining := (deadline - time.monotonic()) * 1000) > 0:
@@ -282,8 +367,9 @@ class _Run:
             if got is None:
                 if not process.alive():
                     process.wait(1.0)
-                    self._fail(CheckId.CONNECTS, f"the process exited with status "
-                                                 f"{process.returncode} before saying hello")
+                    self.end_reported = True
+                    self._fail(CheckId.CONNECTS, "the process ended before saying hello ("
+                               f"{exit_text(process.returncode)})", START_HINT)
                     return process, None
                 continue
             problem = _hello_problem(got[1], token)
@@ -308,8 +394,8 @@ class _Run:
             record = self._game(index, observer, process, peer)
             self.records.append(record)
             self.actions.append(observer.take_actions())
-            if record.seats[index % self.players].forfeit is not None:
-                break
+            if record.seats[index % self.players].forfeit in _GONE:
+                break  # a forfeit on faults leaves the process able to play the next game
 
     def _game(self, index: int, observer: _Observer, process: BotProcess,
               peer: bytes) -> GameRecord:
@@ -317,18 +403,29 @@ class _Run:
         seat = index % self.players
         table = [SeatPlayer(f"random-{i}", builtin="random") for i in range(self.players)]
         table[seat] = SeatPlayer.remote(BOT_NAME, peer, alive=process.alive)
+        observer.new_game()
         return run_game(self.engine, self.options.rules, self.options.seed + index, table,
                         observer, self.options.time, FaultPolicy(max_faults=3))
 
     def _judge_play(self, observer: _Observer, process: BotProcess) -> None:
         seats = [next(s for s in r.seats if s.bot == BOT_NAME) for r in self.records]
+        if any(s.forfeit in _GONE for s in seats):
+            # its connection can drop a moment before the process ends: let the status come,
+            # so that the check the end explains is the only one to fail
+            process.wait(SETTLE_S)
         faults = [f for r, s in zip(self.records, seats, strict=True) for f in r.faults
                   if f.seat == s.seat]
         timeouts = [f for f in faults if f.kind is FaultKind.TIMEOUT]
         invalid = [f for f in faults if f.kind is not FaultKind.TIMEOUT]
         decisions = sum(r.decisions for r in self.records)
-        if timeouts:
-            self._fail(CheckId.IN_TIME, timeouts[0].detail + f" ({len(timeouts)} timeout(s))")
+        late = f"; {len(observer.late)} answer(s) came after the deadline and were " \
+               "dropped" if observer.late else ""
+        if timeouts and len(timeouts) <= len(observer.wrong_for):
+            self._skip(CheckId.IN_TIME, f"not judged: {len(timeouts)} timeout(s), each after "
+                                        "an answer with a wrong id that the referee dropped")
+        elif timeouts:
+            self._fail(CheckId.IN_TIME, timeouts[0].detail + f" ({len(timeouts)} timeout(s)"
+                                                             f"{late})")
         else:
             self._pass(CheckId.IN_TIME, f"slowest answer {observer.slowest_ms:.1f} ms "
                                         f"(limit {self.options.time.move_ms} ms)")
@@ -343,32 +440,40 @@ class _Run:
                                               f" {first.detail} ({len(invalid)} fault(s))")
         else:
             self._pass(CheckId.VALID_ACTIONS, f"no fault in {decisions} decisions")
-        self._judge_error(observer)
+        self._judge_error(observer, process)
         self._judge_games(seats, process)
 
-    def _judge_error(self, observer: _Observer) -> None:
+    def _judge_error(self, observer: _Observer, process: BotProcess) -> None:
         if observer.injected_before is None:
-            self.results[CheckId.SURVIVES_ERROR] = CheckResult(
-                CheckId.SURVIVES_ERROR, None, "not run: the bot got fewer than "
-                f"{INJECT_AT_REQUEST} requests")
+            self._skip(CheckId.SURVIVES_ERROR, "not run: the bot got fewer than "
+                                               f"{INJECT_AT_REQUEST} requests")
         elif observer.answered_after_error:
             self._pass(CheckId.SURVIVES_ERROR, f"answered request {observer.injected_before} "
                                                "after an unsolicited error")
         else:
-            self._fail(CheckId.SURVIVES_ERROR, f"no valid answer to request "
+            ended = "" if process.returncode is None else \
+                f"; then the process {exit_text(process.returncode)}"
+            self.end_reported = self.end_reported or bool(ended)
+            self._fail(CheckId.SURVIVES_ERROR, f"no answer to request "
                                                f"{observer.injected_before}, sent just after "
-                                               "an error message")
+                                               f"an error message{ended}")
 
     def _judge_games(self, seats: Sequence[Any], process: BotProcess) -> None:
-        gone = [(i, s.forfeit) for i, s in enumerate(seats) if s.forfeit in
-                (ForfeitReason.CRASHED, ForfeitReason.DISCONNECTED)]
-        if gone:
+        gone = [(i, s.forfeit) for i, s in enumerate(seats) if s.forfeit in _GONE]
+        status = process.returncode
+        how = exit_text(status)
+        if (gone or len(self.records) < self.options.games) and self.end_reported:
+            self._skip(CheckId.MANY_GAMES, f"not run: the process ended ({how}); see above")
+        elif gone:
             game, reason = gone[0]
-            self._fail(CheckId.MANY_GAMES, f"game {game + 1}: {reason.value} "
-                                           f"(exit status {process.returncode})")
+            self.end_reported = status is not None
+            self._fail(CheckId.MANY_GAMES, f"game {game + 1}: {reason.value} ({how})",
+                       _end_hint(status))
         elif len(self.records) < self.options.games:
+            self.end_reported = True
             self._fail(CheckId.MANY_GAMES, f"{len(self.records)} of {self.options.games} games "
-                       f"played; the process ended (status {process.returncode})")
+                       f"played; the process ended after game {len(self.records)} ({how})",
+                       _end_hint(status))
         else:
             forfeits = sum(s.forfeit is not None for s in seats)
             self._pass(CheckId.MANY_GAMES, f"{len(self.records)} games in one process"
@@ -379,41 +484,62 @@ class _Run:
     def _replay(self, observer: _Observer, process: BotProcess, peer: bytes) -> None:
         """Play the first game again (same seed, seat and opponents) and compare actions."""
         first = self.records[0] if self.records else None
-        if first is None or first.seats[0].forfeit is not None or not process.alive():
-            self.results[CheckId.REPRODUCIBLE] = CheckResult(
-                CheckId.REPRODUCIBLE, None, "not run: the first game did not finish with the "
-                                            "bot playing")
+        if first is None or not process.alive():
+            self._skip(CheckId.REPRODUCIBLE, "not run: the bot's process has ended")
+            return
+        if first.seats[0].forfeit is not None:
+            self._skip(CheckId.REPRODUCIBLE, "not run: the bot forfeited game 1 "
+                                             f"({first.seats[0].forfeit.value})")
             return
         observer.take_actions()
         replay = self._game(0, observer, process, peer)
         again, before = observer.take_actions(), self.actions[0]
-        faulted = any(f.seat == 0 for f in (*first.faults, *replay.faults))
-        why = " (a fault or timeout in one of the plays may explain it)" if faulted else ""
+        if replay.seats[0].forfeit is not None:
+            self._skip(CheckId.REPRODUCIBLE, "not run: the bot forfeited game 1 when it was "
+                                             f"played again ({replay.seats[0].forfeit.value})")
+            return
         if again == before:
             self._pass(CheckId.REPRODUCIBLE, f"game 1 played twice: the same {len(again)} "
                                              "actions")
             return
         at = next((i for i, (a, b) in enumerate(zip(before, again, strict=False)) if a != b),
                   min(len(before), len(again)))
-        self._fail(CheckId.REPRODUCIBLE, f"game 1 played twice: the bot's action {at + 1} "
-                                         f"differs ({len(before)} then {len(again)} actions)"
-                                         + why)
+        differs = (f"game 1 played twice: the bot's action {at + 1} differs ({len(before)} "
+                   f"then {len(again)} actions)")
+        if any(f.seat == 0 for f in (*first.faults, *replay.faults)):
+            # a default action played for a fault changes the game: not the bot's randomness
+            self._skip(CheckId.REPRODUCIBLE, f"inconclusive: {differs}, after a fault or "
+                                             "timeout of the bot (see above)")
+        else:
+            self._fail(CheckId.REPRODUCIBLE, differs)
 
     # -- shutdown ---------------------------------------------------------------------------
 
     def _shutdown(self, transport: ZmqTransport, process: BotProcess, peer: bytes) -> None:
-        if not process.alive():
-            self._fail(CheckId.SHUTDOWN, f"the process had already exited (status "
-                                         f"{process.returncode}) before shutdown")
+        status = process.returncode
+        if status is not None:
+            how = exit_text(status)
+            if self.end_reported:
+                self._skip(CheckId.SHUTDOWN, f"not run: the process had already ended ({how})")
+            else:
+                self._fail(CheckId.SHUTDOWN, f"the process ended before shutdown was sent "
+                                             f"({how})", QUIT_HINT if status == 0 else DIED_HINT)
             return
         transport.send(peer, encode(Shutdown(reason="done")))
         if not process.wait(self.options.grace_ms / 1000):
             self._fail(CheckId.SHUTDOWN, f"still running {self.options.grace_ms} ms after "
                                          "shutdown")
         elif process.returncode != 0:
-            self._fail(CheckId.SHUTDOWN, f"exited with status {process.returncode}")
+            self._fail(CheckId.SHUTDOWN, f"{exit_text(process.returncode)} after shutdown")
         else:
             self._pass(CheckId.SHUTDOWN, "exited with status 0")
+
+
+def _end_hint(status: int | None) -> str:
+    """The hint for a lost seat: "" (the check's own hint) for a process that ended by itself."""
+    if status is None:
+        return DROPPED_HINT
+    return "" if status == 0 else DIED_HINT
 
 
 def _hello_problem(frames: list[bytes], token: str) -> str | None:

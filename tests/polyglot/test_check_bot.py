@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.checkbot import HINTS, WARNINGS, CheckId, CheckOptions, check_bot
+from arena.checkbot import (
+    DIED_HINT,
+    HINTS,
+    WARNINGS,
+    CheckId,
+    CheckOptions,
+    CheckReport,
+    check_bot,
+    exit_text,
+)
 from arena.cli import main
 from arena.core.errors import ConfigError
 from arena.referee.spec import TimeControl
@@ -18,10 +27,13 @@ BROKEN = str(Path(__file__).parent / "bots" / "broken.py")
 FAST = TimeControl(move_ms=300, bank_ms=0, startup_ms=5000)
 
 
+def _report(mode: str, games: int = 2) -> CheckReport:
+    return check_bot(CheckOptions("machiavelli", (sys.executable, BROKEN, mode), games=games,
+                                  time=FAST, grace_ms=1000))
+
+
 def _check(mode: str, games: int = 2) -> dict[CheckId, bool | None]:
-    report = check_bot(CheckOptions("machiavelli", (sys.executable, BROKEN, mode), games=games,
-                                    time=FAST, grace_ms=1000))
-    return {r.check: r.ok for r in report.results}
+    return {r.check: r.ok for r in _report(mode, games).results}
 
 
 def test_a_good_bot_passes_every_check() -> None:
@@ -34,18 +46,57 @@ def test_a_good_bot_passes_every_check() -> None:
     ("ignores-shutdown", CheckId.SHUTDOWN),
     ("one-game", CheckId.MANY_GAMES),
     ("bad-token", CheckId.CONNECTS),
+    ("late", CheckId.IN_TIME),
+    ("aborts", CheckId.MANY_GAMES),
+    ("illegal", CheckId.VALID_ACTIONS),
 ])
-def test_a_broken_bot_fails_the_right_check(mode: str, failing: CheckId) -> None:
+def test_a_broken_bot_fails_one_check_the_right_one(mode: str, failing: CheckId) -> None:
     results = _check(mode)
-    assert results[failing] is False
+    assert [c for c, ok in results.items() if ok is False] == [failing], results
     before = list(CheckId)[: list(CheckId).index(failing)]
-    assert all(results[c] is True for c in before if c is not CheckId.IN_TIME), results
+    assert all(results[c] in (True, None) for c in before), results
+
+
+def test_a_late_answer_is_a_timeout_not_a_wrong_id() -> None:
+    results = {r.check: r for r in _report("late").results}
+    assert results[CheckId.ECHOES_IDS].ok is True
+    assert results[CheckId.IN_TIME].ok is False
+    assert "came after the deadline and were dropped" in results[CheckId.IN_TIME].detail
+    assert results[CheckId.IN_TIME].hint == HINTS[CheckId.IN_TIME]
+
+
+def test_a_crash_is_one_failure_naming_the_signal() -> None:
+    results = {r.check: r for r in _report("aborts").results}
+    crash = results[CheckId.MANY_GAMES]
+    assert crash.ok is False and crash.detail == "game 1: crashed (killed by SIGABRT)"
+    assert crash.hint == DIED_HINT
+    assert results[CheckId.SHUTDOWN].ok is None
+    assert "killed by SIGABRT" in results[CheckId.SHUTDOWN].detail
+
+
+def test_a_forfeit_on_faults_is_not_reported_as_a_dead_process() -> None:
+    results = {r.check: r for r in _report("illegal").results}
+    assert results[CheckId.VALID_ACTIONS].ok is False
+    assert "no_such_action" in results[CheckId.VALID_ACTIONS].detail
+    games = results[CheckId.MANY_GAMES]
+    assert games.ok is True and "ended" not in games.detail
+    assert games.detail == "2 games in one process (2 forfeited on faults)"
+    assert results[CheckId.SHUTDOWN].ok is True
+
+
+@pytest.mark.parametrize(("status", "text"), [
+    (0, "exited with status 0"), (1, "exited with status 1"), (-6, "killed by SIGABRT"),
+    (-9, "killed by SIGKILL"), (-11, "killed by SIGSEGV"), (134, "exited with status 134 "
+                                                                 "(128 + SIGABRT)"),
+    (None, "still running"), (-99, "killed by signal 99"),
+])
+def test_exit_statuses_name_their_signal(status: int | None, text: str) -> None:
+    assert exit_text(status) == text
 
 
 @pytest.mark.parametrize("mode", ["unseeded", "seeded-once"])
 def test_a_bot_not_seeded_per_game_gets_a_reproducibility_warning(mode: str) -> None:
-    report = check_bot(CheckOptions("machiavelli", (sys.executable, BROKEN, mode), games=2,
-                                    time=FAST, grace_ms=1000))
+    report = _report(mode)
     results = {r.check: r for r in report.results}
     assert results[CheckId.REPRODUCIBLE].ok is False
     assert "differs" in results[CheckId.REPRODUCIBLE].detail

@@ -4,7 +4,9 @@ Modes: wrong-id (answers with another id), dies-on-error (exits on an `error`),
 ignores-shutdown (keeps running), bad-token (wrong hello token), one-game (exits after
 its first game_over), unseeded (picks at random from a generator that ignores bot_seed),
 seeded-once (one generator seeded once per process, not per game), seeded (a generator seeded
-from bot_seed at every game_start), good (always the first option).
+from bot_seed at every game_start), good (always the first option), late (answers its fifth
+request well after the deadline, once), aborts (killed by SIGABRT at its fifth request, as
+by a failed C++ assertion), illegal (every action is one the rules refuse).
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import sys
 import time
 
 import zmq
 
 RANDOM_MODES = ("unseeded", "seeded-once", "seeded")
+FIFTH = 5
 
 
 def main(mode: str) -> int:
@@ -27,15 +31,24 @@ def main(mode: str) -> int:
     socket.send_json({"type": "hello", "token": token, "name": mode, "protocol": 1})
     # seeded from the OS, or once per process: either way a replayed game goes another way
     rng = random.Random() if mode == "unseeded" else random.Random(7)
+    requests = 0
     while True:
         message = json.loads(socket.recv())
         kind = message["type"]
         if kind == "game_start" and mode == "seeded":
             rng = random.Random(message["bot_seed"])
         elif kind == "request":
+            requests += 1
             answer = message["id"] + 1000 if mode == "wrong-id" else message["id"]
             options = message["options"]
             pick = options[0] if mode not in RANDOM_MODES else rng.choice(options)
+            if requests == FIFTH and mode == "late":  # surely late: three times the deadline
+                time.sleep(3 * (message["move_ms"] + message["bank_ms"]) / 1000)
+            elif requests == FIFTH and mode == "aborts":
+                resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file
+                os.abort()
+            elif mode == "illegal":
+                pick = {"type": "no_such_action"}
             socket.send_json({"type": "action", "id": answer, "action": pick})
         elif kind == "error" and mode == "dies-on-error":
             return 3
