@@ -235,7 +235,7 @@ class _Observer:
 
     def recv(self, timeout_ms: float,
              peer: bytes | None = None) -> tuple[bytes, list[bytes]] | None:
-        got = self.inner.recv(timeout_ms, peer)
+        got = self.inner.recv(timeout_ms) if peer is None else self.inner.recv(timeout_ms, peer)
         if got is not None and got[0] == self.peer and len(got[1]) == 1:
             self._watch(got[1][0])
         return got
