@@ -6,6 +6,7 @@ Imports only the standard library and `arena.core`.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -138,6 +139,12 @@ class ActionTable(dict[Any, Action]):
         return action
 
 
+def wire_text(value: Json) -> str:
+    """Return `value` as compact JSON: fault details quote the wire, which a bot author can
+    read, parse and paste back (a Python repr such as `{'type': 'build'}` is not JSON)."""
+    return json.dumps(value, separators=(",", ":"), default=repr)
+
+
 def parse(kind: str, payload: Json) -> Action:
     """Parse a wire payload as an action allowed for a decision of `kind`.
 
@@ -149,17 +156,19 @@ def parse(kind: str, payload: Json) -> Action:
         raise MalformedAction(f"action must be a JSON object, got {type(payload).__name__}")
     raw_type = payload.get("type")
     if kind not in ALLOWED:
-        raise MalformedAction(f"unknown decision kind {kind!r}")
+        raise MalformedAction(f"unknown decision kind {wire_text(kind)}")
     try:
         action_type = ActionType(str(raw_type))
     except ValueError:
         valid = ", ".join(sorted(t.value for t in ALLOWED.get(Kind(kind), frozenset())))
-        raise MalformedAction(f"unknown action type {raw_type!r}; valid here: {valid}") from None
+        raise MalformedAction(f"unknown action type {wire_text(raw_type)}; valid here: "
+                              f"{valid}") from None
     allowed = ALLOWED[Kind(kind)]
     if action_type not in allowed:
         valid = ", ".join(sorted(t.value for t in allowed))
         raise MalformedAction(
-            f"action type {action_type.value!r} is not allowed for a {kind!r} decision; "
+            f"action type {wire_text(action_type.value)} is not allowed for a "
+            f"{wire_text(kind)} decision; "
             f"valid: {valid}")
     fields = _FIELDS.get(action_type, ())
     extra = sorted(set(payload) - {"type", *fields})
@@ -180,15 +189,16 @@ def _character(payload: dict[str, Json], action_type: ActionType) -> Character:
     value = payload["character"]
     if not isinstance(value, str) or value not in CHARACTER_BY_WIRE:
         valid = ", ".join(CHARACTER_BY_WIRE)
-        raise MalformedAction(f"{action_type.value}: unknown character {value!r}; valid: {valid}")
+        raise MalformedAction(f"{action_type.value}: unknown character {wire_text(value)}; "
+                              f"valid: {valid}")
     return CHARACTER_BY_WIRE[value]
 
 
 def _district(payload: dict[str, Json], action_type: ActionType) -> str:
     value = payload["district"]
     if not isinstance(value, str) or value not in DISTRICTS:
-        raise MalformedAction(f"{action_type.value}: unknown district {value!r} "
-                              f"(districts are ids such as 'manor', 'thieves_den')")
+        raise MalformedAction(f"{action_type.value}: unknown district {wire_text(value)} "
+                              '(districts are ids such as "manor", "thieves_den")')
     return value
 
 
@@ -196,5 +206,6 @@ def _seat(payload: dict[str, Json], action_type: ActionType) -> int:
     # the range is checked by validation (an absent seat is illegal, not malformed)
     value = payload["seat"]
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise MalformedAction(f"{action_type.value}: seat {value!r} is not a seat number")
+        raise MalformedAction(f"{action_type.value}: seat {wire_text(value)} is not a seat "
+                              "number")
     return value

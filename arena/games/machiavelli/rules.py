@@ -13,7 +13,7 @@ from arena.core.errors import IllegalAction
 from arena.core.game import Decision, Event, Json, Termination, make_decision, make_event
 
 from . import draft, effects, scoring, turn
-from .actions import Action, Kind, shared_wires
+from .actions import Action, Kind, shared_wires, wire_text
 from .cards import NAMES, Character
 from .events import gold, public
 from .state import Pending, Phase, State
@@ -183,7 +183,7 @@ def validate(state: State, seat: int, action: Action) -> Legal:
         raise IllegalAction(f"seat {seat} may not act now: seat {decision.seat} must decide "
                             f"({decision.kind})")
     if action not in current.actions:
-        raise IllegalAction(f"{action.to_wire()} is not legal for seat {seat} now "
+        raise IllegalAction(f"{wire_text(action.to_wire())} is not legal for seat {seat} now "
                             f"({decision.kind}): {_why(state, seat, action, decision.kind)}")
     current.checked = action
     return current

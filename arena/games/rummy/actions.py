@@ -13,6 +13,7 @@ legal is the rules' business (`IllegalAction`). Imports only the standard librar
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -53,6 +54,12 @@ def action_to_wire(action: RummyAction) -> dict[str, Json]:
     return {"type": ActionType.PLAY.value, "table": [list(meld) for meld in action.table]}
 
 
+def wire_text(value: Json) -> str:
+    """Return `value` as compact JSON: fault details quote the wire, which a bot author can
+    read, parse and paste back (a Python repr such as `[('AD', '2D')]` is not JSON)."""
+    return json.dumps(value, separators=(",", ":"), default=repr)
+
+
 def parse_action(payload: Json) -> RummyAction:
     """Turn a wire payload into an action.
 
@@ -69,13 +76,14 @@ def parse_action(payload: Json) -> RummyAction:
     if kind == ActionType.PLAY:
         _no_extra(payload, {"type", "table"})
         return Play(_parse_table(payload.get("table")))
-    raise MalformedAction(f"action.type must be 'draw' or 'play', not {kind!r}")
+    raise MalformedAction(f'action.type must be "draw" or "play", not {wire_text(kind)}')
 
 
 def _no_extra(payload: dict[str, Json], allowed: set[str]) -> None:
     extra = sorted(set(payload) - allowed)
     if extra:
-        raise MalformedAction(f"action has unknown fields {extra}; allowed: {sorted(allowed)}")
+        raise MalformedAction(f"action has unknown fields {wire_text(extra)}; allowed: "
+                              f"{wire_text(sorted(allowed))}")
 
 
 def _parse_table(table: Json) -> tuple[tuple[str, ...], ...]:
@@ -91,7 +99,7 @@ def _parse_table(table: Json) -> tuple[tuple[str, ...], ...]:
             raise MalformedAction(f"action.table holds more than {MAX_TABLE_CARDS} cards")
         for c, code in enumerate(meld):
             if not isinstance(code, str) or code not in INDEX:
-                raise MalformedAction(f"action.table[{m}][{c}]: {code!r} is not a card; "
+                raise MalformedAction(f"action.table[{m}][{c}]: {wire_text(code)} is not a card; "
                                       f"{CODE_HELP}")
         melds.append(tuple(meld))
     return tuple(melds)

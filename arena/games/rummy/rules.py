@@ -22,7 +22,14 @@ from arena.core.game import Decision, Event, GameInfo, Json, OptionSpec, Outcome
 from arena.core.options import raise_problems, resolve_options
 from arena.core.rng import new_rng
 from arena.games.rummy import scoring
-from arena.games.rummy.actions import Draw, Play, RummyAction, action_to_wire, parse_action
+from arena.games.rummy.actions import (
+    Draw,
+    Play,
+    RummyAction,
+    action_to_wire,
+    parse_action,
+    wire_text,
+)
 from arena.games.rummy.cards import INDEX, deck, sorted_cards
 from arena.games.rummy.melds import canonical, meld_problem
 from arena.games.rummy.moves import simple_plays
@@ -110,7 +117,7 @@ class RummyGame:
     def parse_action(self, decision: Decision, payload: Json) -> RummyAction:
         """Parse a `move` action (see `actions`)."""
         if decision.kind != MOVE:
-            raise MalformedAction(f"{NAME} has no decision kind {decision.kind!r}")
+            raise MalformedAction(f"{NAME} has no decision kind {wire_text(decision.kind)}")
         return parse_action(payload)
 
     def action_to_wire(self, action: RummyAction) -> Json:
@@ -135,8 +142,9 @@ class RummyGame:
             play = self._any_play(state, seat)
             if play is not None:
                 word = "draw" if state.stock else "pass"
+                example = wire_text(action_to_wire(Play(play)))
                 raise IllegalAction(f"you may not {word} while a play exists "
-                                    f"(draw_when_able is false): e.g. {list(play)}")
+                                    f"(draw_when_able is false), e.g. {example}")
         return None
 
     def _must_open(self, state: RummyState, seat: int) -> bool:

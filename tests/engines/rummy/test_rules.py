@@ -144,9 +144,9 @@ def test_opening_meld_from_hand() -> None:
 def test_parse_action_errors_name_the_place() -> None:
     decision = GAME.to_act(scenario([["KD"], ["2C"]], []))
     assert decision is not None and decision.options is None
-    with pytest.raises(MalformedAction, match=r"action.table\[0\]\[1\]: 'XX' is not a card"):
+    with pytest.raises(MalformedAction, match=r'action.table\[0\]\[1\]: "XX" is not a card'):
         GAME.parse_action(decision, {"type": "play", "table": [["7H", "XX", "9H"]]})
-    with pytest.raises(MalformedAction, match="'draw' or 'play'"):
+    with pytest.raises(MalformedAction, match='"draw" or "play"'):
         GAME.parse_action(decision, {"type": "discard"})
     with pytest.raises(MalformedAction, match="unknown fields"):
         GAME.parse_action(decision, {"type": "draw", "card": "7H"})
