@@ -28,6 +28,11 @@ class FaultKind(StrEnum):
     """The action payload is not an action of the requested kind."""
     ILLEGAL_ACTION = "illegal_action"
     """A well-formed action that the rules forbid."""
+    LIMIT = "limit"
+    """The bot's processes hit a resource limit (detail: `memory: ...`, `processes: ...`,
+    `cpu: ...`); the seat forfeits."""
+    FLOOD = "flood"
+    """Too many messages sent while not asked (one fault per `FLOOD_LIMIT` of them)."""
 
 
 class ForfeitReason(StrEnum):
@@ -39,6 +44,8 @@ class ForfeitReason(StrEnum):
     NO_CONNECT = "no_connect"
     """The bot never completed the handshake."""
     DISCONNECTED = "disconnected"
+    LIMIT = "limit"
+    """The bot's processes hit a resource limit (memory, processes, CPU per game)."""
 
 
 @dataclass(frozen=True, slots=True)

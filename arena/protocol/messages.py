@@ -29,6 +29,8 @@ class ErrorCode(StrEnum):
     OVERSIZE = "oversize"
     MALFORMED_ACTION = "malformed_action"
     ILLEGAL_ACTION = "illegal_action"
+    LIMIT = "limit"
+    FLOOD = "flood"
     BAD_TOKEN = "bad_token"
     PROTOCOL_VERSION = "protocol_version"
     STALE_ID = "stale_id"

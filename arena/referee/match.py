@@ -40,6 +40,10 @@ log = logging.getLogger("arena.referee")
 
 POLL_SLICE_MS = 100.0
 """How often a wait checks that the bot's process is still alive."""
+FLOOD_LIMIT = 100
+"""Unsolicited messages a bot may send in one game before each `flood` fault: they are
+dropped unread, and only when that bot is next asked, so they never cost another seat's
+clock."""
 
 
 _DEFAULT_TIME = TimeControl()
@@ -66,6 +70,7 @@ class _Seat:
     time_ms: float = 0.0
     forfeit: ForfeitReason | None = None
     forfeit_at: int = 0
+    unsolicited: int = 0
     """The decision at which the seat forfeited: ranks forfeited seats (`with_forfeits`)."""
     started: bool = False
     pending: list[dict[str, Json]] = field(default_factory=list)
@@ -80,6 +85,8 @@ class _Reply(NamedTuple):
     gone: ForfeitReason | None = None
     request: int | None = None
     time_ms: float = 0.0
+    why: str = ""
+    """For `gone`: how the process ended, or the limit it hit."""
 
 
 def run_game(
@@ -88,14 +95,18 @@ def run_game(
     faults: FaultPolicy = _DEFAULT_FAULTS, *, replay: ReplayWriter | None = None,
     clock: Callable[[], float] = time.monotonic, ids: Iterator[int] | None = None,
     on_step: Callable[[Step], None] | None = None,
+    annotations: Mapping[str, Json] | None = None,
 ) -> GameRecord:
     """Play one game to its end and return its record.
+
+    `annotations` (e.g. the isolation in force, alarms) go into the record's details.
 
     Raises:
         ConfigError: the rules or the number of players are not valid for the game.
     """
     match = _Match(game, rules, seed, players, transport, time_control, faults, clock,
                    ids or itertools.count(1), replay, on_step)
+    match.annotations = dict(annotations or {})
     return match.run()
 
 
@@ -113,6 +124,10 @@ class _Match:
         self.n = 0
         self.rngs = [new_rng(derive_seed(seed, "autopilot", i)) for i in range(len(players))]
         self.state: Any = None
+        self.annotations: dict[str, Json] = {}
+        self.alarms: list[dict[str, Json]] = []
+        self.forfeits: dict[str, Json] = {}
+        """Seat -> why it forfeited (`crashed: killed by SIGKILL`), for the record."""
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -145,7 +160,7 @@ class _Match:
         names = [s.player.name for s in self.seats]
         for seat in self.seats:
             if seat.player.absent is not None:
-                self._forfeit(seat, seat.player.absent, notify=False)
+                self._forfeit(seat, seat.player.absent, notify=False, why=seat.player.why)
             elif seat.player.peer is not None:
                 message = GameStart(game=self.game.info.id, rules=dict(self.rules),
                                     seat=seat.seat, players=names, move_ms=self.time.move_ms,
@@ -179,8 +194,13 @@ class _Match:
 
     def _try_bot(self, seat: _Seat, decision: Decision, reply: _Reply) -> list[Event] | None:
         """Apply the bot's action and return its events; None after a fault or a forfeit."""
+        if reply.gone is ForfeitReason.LIMIT:
+            self._fault(seat, (FaultKind.LIMIT, reply.why), reply.request)
+            if seat.forfeit is None:
+                self._forfeit(seat, ForfeitReason.LIMIT, notify=True, why=reply.why)
+            return None
         if reply.gone is not None:
-            self._forfeit(seat, reply.gone, notify=False)
+            self._forfeit(seat, reply.gone, notify=False, why=reply.why)
             return None
         problem = reply.fault
         if problem is None:
@@ -212,6 +232,9 @@ class _Match:
             else list(decision.options), context=dict(decision.context),
             move_ms=self.time.move_ms, bank_ms=int(seat.bank_ms)))
         seat.pending = []
+        stray = self.transport.drain(seat.player.peer)
+        if stray:
+            self._unsolicited(seat, stray, request_id)
         sent = self.clock()  # after encoding: a bot is charged for the round trip only
         if not self.transport.send(seat.player.peer, frame):
             return _Reply(gone=ForfeitReason.DISCONNECTED, request=request_id)
@@ -222,25 +245,50 @@ class _Match:
         seat.time_ms += elapsed_ms
         over = max(0.0, elapsed_ms - self.time.move_ms)
         seat.bank_ms = max(0.0, seat.bank_ms - over)
-        return _Reply(reply.action, reply.fault, reply.gone, reply.request, elapsed_ms)
+        return _Reply(reply.action, reply.fault, reply.gone, reply.request, elapsed_ms, reply.why)
 
     def _await(self, seat: _Seat, request_id: int, deadline: float) -> _Reply:
         peer = seat.player.peer
         while (remaining := (deadline - self.clock()) * 1000) > 0:
-            got = self.transport.recv(min(remaining, POLL_SLICE_MS))
+            got = self.transport.recv(min(remaining, POLL_SLICE_MS), peer)
             if got is None:
-                if not seat.player.alive():
-                    return _Reply(gone=ForfeitReason.CRASHED, request=request_id)
+                if (gone := self._gone(seat, request_id)) is not None:
+                    return gone
                 continue
             sender, frames = got
             if sender != peer:
-                self._stray(sender, frames)
+                self._intruder(seat, sender)
                 continue
             reply = self._parse(seat, request_id, frames)
             if reply is not None:
-                return reply
+                return self._gone(seat, request_id) or reply
         limit = f"{self.time.move_ms} ms + bank {seat.bank_ms:.0f} ms"
         return _Reply(fault=(FaultKind.TIMEOUT, f"no action within {limit}"), request=request_id)
+
+    def _gone(self, seat: _Seat, request_id: int) -> _Reply | None:
+        """A reply for a bot over a resource limit or whose process ended, else None."""
+        player = seat.player
+        if (breach := player.breach()) is not None:
+            return _Reply(gone=ForfeitReason.LIMIT, request=request_id, why=breach)
+        if not player.alive():
+            return _Reply(gone=ForfeitReason.CRASHED, request=request_id,
+                          why=player.breach() or player.describe())
+        return None
+
+    def _unsolicited(self, seat: _Seat, count: int, request_id: int) -> None:
+        log.warning("%s: dropped %d message(s) sent while not asked", seat.player.name, count)
+        before = seat.unsolicited // FLOOD_LIMIT
+        seat.unsolicited += count
+        if seat.unsolicited // FLOOD_LIMIT > before and seat.forfeit is None:
+            self._fault(seat, (FaultKind.FLOOD, f"{seat.unsolicited} messages sent while not "
+                               f"asked in this game (limit {FLOOD_LIMIT})"), request_id)
+
+    def _intruder(self, seat: _Seat, sender: bytes) -> None:
+        """A second connection on a bot's own endpoint: only that bot can reach it."""
+        detail = f"a message from a second connection ({sender.hex()}) on its endpoint"
+        if not any(a["detail"] == detail for a in self.alarms):
+            log.error("ALARM against %s: intruder: %s", seat.player.name, detail)
+            self.alarms.append({"bot": seat.player.name, "kind": "intruder", "detail": detail})
 
     def _parse(self, seat: _Seat, request_id: int, frames: list[bytes]) -> _Reply | None:
         """Return the reply to `request_id`, a fault, or None for a stale message (dropped)."""
@@ -258,19 +306,11 @@ class _Match:
         if message.id != request_id:
             log.warning("%s: dropped a reply to request %d while waiting for %d",
                         seat.player.name, message.id, request_id)
+            seat.unsolicited += 1
             self._error(seat, ErrorCode.STALE_ID, f"request {message.id} is not pending; "
                         f"waiting for {request_id}", message.id)
             return None
         return _Reply(action=message.action, request=request_id)
-
-    def _stray(self, sender: bytes, frames: list[bytes]) -> None:
-        names = {s.player.peer: s.player.name for s in self.seats}
-        who = names.get(sender)
-        if who is None:
-            log.warning("dropped a message from unknown peer %s", sender.hex())
-        else:
-            log.warning("%s: dropped a message sent while not asked (%d bytes)",
-                        who, sum(map(len, frames)))
 
     def _error(self, seat: _Seat, code: ErrorCode, detail: str, request: int | None) -> None:
         if seat.player.peer is not None and seat.forfeit is not ForfeitReason.CRASHED:
@@ -291,15 +331,20 @@ class _Match:
         if seat.faults >= self.policy.max_faults:
             self._forfeit(seat, ForfeitReason.MAX_FAULTS, notify=True)
 
-    def _forfeit(self, seat: _Seat, reason: ForfeitReason, notify: bool) -> None:
+    def _forfeit(self, seat: _Seat, reason: ForfeitReason, notify: bool, why: str = "") -> None:
         seat.forfeit, seat.forfeit_at = reason, self.n
-        log.warning("%s (seat %d) forfeits: %s", seat.player.name, seat.seat, reason.value)
+        self.forfeits[str(seat.seat)] = f"{reason.value}: {why}" if why else reason.value
+        log.warning("%s (seat %d) forfeits: %s%s", seat.player.name, seat.seat, reason.value,
+                    f" ({why})" if why else "")
         if notify:
             self._error(seat, ErrorCode.FORFEIT, f"forfeit ({reason.value}); the autopilot "
                         "plays this seat until game_over", None)
         if self.replay is not None:
-            self.replay.write({"type": "forfeit", "seat": seat.seat, "reason": reason.value,
-                               "decision": self.n})
+            line: dict[str, Json] = {"type": "forfeit", "seat": seat.seat,
+                                     "reason": reason.value, "decision": self.n}
+            if why:
+                line["detail"] = why
+            self.replay.write(line)
 
     # -- records ----------------------------------------------------------------------------
 
@@ -335,6 +380,15 @@ class _Match:
                 "time": {"move_ms": self.time.move_ms, "bank_ms": self.time.bank_ms},
                 "max_faults": self.policy.max_faults})
 
+    def _details(self, outcome: Outcome) -> dict[str, Json]:
+        details: dict[str, Json] = {**outcome.details, **self.annotations}
+        if self.forfeits:
+            details["forfeits"] = self.forfeits
+        alarms = [*details.get("alarms", []), *self.alarms]
+        if alarms:
+            details["alarms"] = alarms
+        return details
+
     def _finish(self, outcome: Outcome) -> GameRecord:
         forfeited = [s.seat for s in self.seats if s.forfeit is not None]
         if outcome.termination is not Termination.ENGINE_ERROR:
@@ -352,7 +406,7 @@ class _Match:
             tuple(SeatRecord(s.seat, s.player.name, s.player.version, outcome.placings[s.seat],
                              outcome.scores[s.seat], s.faults, s.timeouts, s.forfeit, s.time_ms)
                   for s in self.seats),
-            self.n, tuple(self.faults), dict(outcome.details),
+            self.n, tuple(self.faults), self._details(outcome),
             str(self.replay.path) if self.replay is not None else None)
         if self.replay is not None:
             self.replay.write({"type": "outcome", **outcome.to_json(), "record": record.to_json()})

@@ -22,6 +22,14 @@ def _always_alive() -> bool:
     return True
 
 
+def _no_breach() -> str | None:
+    return None
+
+
+def _unknown_end() -> str:
+    return "ended"
+
+
 @dataclass(frozen=True, slots=True)
 class SeatPlayer:
     """The player of one seat for one game."""
@@ -36,6 +44,12 @@ class SeatPlayer:
     """False once the remote bot's process has ended (checked while waiting)."""
     absent: ForfeitReason | None = None
     """Set when the bot cannot play at all; the seat forfeits before the first decision."""
+    why: str = ""
+    """Why it is absent (`exited with status 1 before its hello`), for the record."""
+    describe: Callable[[], str] = _unknown_end
+    """How the remote bot's process ended (`killed by SIGKILL`), once it has."""
+    breach: Callable[[], str | None] = _no_breach
+    """The resource limit the remote bot hit (`memory: ...`), or None."""
 
     def __post_init__(self) -> None:
         if self.builtin is not None and self.builtin not in BUILTINS:
@@ -46,9 +60,11 @@ class SeatPlayer:
 
     @classmethod
     def remote(cls, name: str, peer: bytes, version: str = "",
-               alive: Callable[[], bool] = _always_alive) -> SeatPlayer:
+               alive: Callable[[], bool] = _always_alive, *,
+               describe: Callable[[], str] = _unknown_end,
+               breach: Callable[[], str | None] = _no_breach) -> SeatPlayer:
         """A bot reached through the transport."""
-        return cls(name, version, peer=peer, alive=alive)
+        return cls(name, version, peer=peer, alive=alive, describe=describe, breach=breach)
 
 
 def builtin_action(policy: str, game: Game[Any, Any], state: Any, seat: int,

@@ -1,9 +1,12 @@
 """`Referee`: the bots of a run, started once and kept for many games; `play` runs one game.
 
-Starts every process bot (handshake within `time.startup_ms`), seats bots by name for each
-game, restarts a bot whose process died (or every game with `restart: per-game`), and on
-exit stops them all: `shutdown`, grace period, SIGTERM, SIGKILL of each group, reap, and
-removal of the private ipc directory.
+Starts every process bot confined (its own sandbox, cgroup and endpoint; handshake within
+`time.startup_ms`), seats bots by name for each game, restarts a bot whose process died or
+hit a limit (or every game with `restart: per-game`), and on exit stops them all:
+`shutdown`, grace period, SIGTERM, SIGKILL of each group and cgroup, reap, and removal of
+the private ipc directory. A hello that could be an attack (a second hello for a seat
+already taken, another seat's token on a bot's endpoint, a wrong token) wins nothing and is
+an alarm: logged, and recorded in the next game's record.
 """
 
 from __future__ import annotations
@@ -38,16 +41,32 @@ from arena.protocol.messages import (
 )
 from arena.referee.match import run_game
 from arena.referee.players import BUILTINS, SeatPlayer
-from arena.referee.process import BotProcess, stop_all
+from arena.referee.process import (
+    BotProcess,
+    Confinement,
+    become_subreaper,
+    stop_all,
+)
 from arena.referee.replay import ReplayWriter, Step
+from arena.referee.sandbox import (
+    ENDPOINT_DIR,
+    Isolation,
+    SandboxPolicy,
+    own_dirs,
+    resolve,
+    warning,
+)
 from arena.referee.spec import BotSpec, FaultPolicy, Restart, TimeControl
 from arena.referee.stdio_bridge import bridge_argv
-from arena.referee.transport import ZmqTransport
+from arena.referee.transport import Channel, ZmqTransport, peer_channel
 
 log = logging.getLogger("arena.referee")
 
 LOG_CAP_BYTES = 1 << 20
 GRACE_MS = 500
+MONITOR_S = 0.1
+"""How often the limits of running bots are checked."""
+_announced = False
 
 
 @dataclass
@@ -58,9 +77,33 @@ class _Bot:
     peer: bytes | None = None
     version: str = ""
     failed: ForfeitReason | None = None
+    failure: str = ""
+    """Why the bot could not start or connect, for its forfeits."""
+    channel: Channel | None = None
+    breach: str | None = None
+    """The resource limit its process hit (set by the monitor thread)."""
 
     def alive(self) -> bool:
         return self.process is not None and self.process.alive()
+
+    def describe(self) -> str:
+        return self.process.describe() if self.process is not None else "not running"
+
+    def over_limit(self) -> str | None:
+        return self.breach
+
+
+@dataclass(frozen=True, slots=True)
+class Alarm:
+    """A hello or message that could be an attack, held against the bot that sent it."""
+
+    bot: str
+    kind: str
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        """Return the alarm as JSON-ready data."""
+        return {"bot": self.bot, "kind": self.kind, "detail": self.detail}
 
 
 class Referee:
@@ -68,11 +111,18 @@ class Referee:
 
     def __init__(self, bots: Sequence[BotSpec], time: TimeControl, faults: FaultPolicy,
                  workdir: Path, *, endpoint: str | None = None, registry: Registry = REGISTRY,
-                 grace_ms: int = GRACE_MS, log_cap: int = LOG_CAP_BYTES) -> None:
+                 grace_ms: int = GRACE_MS, log_cap: int = LOG_CAP_BYTES,
+                 sandbox: SandboxPolicy | None = None, hide: Sequence[Path] = (),
+                 announce: bool = True) -> None:
         """Check the bots; nothing starts before `__enter__`.
 
+        `workdir` holds the bots' logs (`workdir/logs/NAME.log`); it and every path in
+        `hide` (the run directory) are out of every sandboxed bot's sight. `announce` says
+        once per process when bots run without the sandbox that `auto` would want.
+
         Raises:
-            ConfigError: duplicate names, an empty command or an unknown built-in.
+            ConfigError: duplicate names, an empty command, an unknown built-in, or
+                `sandbox: bwrap` where bubblewrap does not work.
         """
         problems = _check_specs(bots)
         if problems:
@@ -81,13 +131,27 @@ class Referee:
         self.time, self.faults, self.workdir = time, faults, workdir
         self._endpoint, self._registry = endpoint, registry
         self._grace_s, self._log_cap = grace_ms / 1000, log_cap
+        self.isolation: Isolation = resolve(sandbox or SandboxPolicy())
+        self._announce = announce
+        self._hide = tuple(str(p.resolve()) for p in (workdir, *hide))
         self._transport: ZmqTransport | None = None
         self._ids = itertools.count(1)
         self._old_sigterm: Any = None
+        self.alarms: list[Alarm] = []
+        self._reported = 0
+        self._monitor_stop = threading.Event()
+        self._monitor: threading.Thread | None = None
 
     # -- lifetime ---------------------------------------------------------------------------
 
     def __enter__(self) -> Referee:
+        global _announced
+        note = warning(self.isolation)
+        if note and self._announce and not _announced:
+            _announced = True
+            log.warning("%s", note)
+        if self.isolation.bwrap is None:
+            become_subreaper()  # a setsid grandchild of a bot stays ours to kill
         self._transport = ZmqTransport(self._endpoint)
         self._install_sigterm()
         try:
@@ -96,11 +160,17 @@ class Referee:
         except BaseException:
             self.__exit__(None, None, None)
             raise
+        self._monitor = threading.Thread(target=self._watch_limits, name="limits", daemon=True)
+        self._monitor.start()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         reason = "done" if kind is None else "interrupted"
+        self._monitor_stop.set()
+        if self._monitor is not None:
+            self._monitor.join()
+            self._monitor = None
         self._stop([b for b in self._bots.values() if b.process is not None], reason)
         if self._transport is not None:
             self._transport.close()
@@ -108,6 +178,16 @@ class Referee:
         if self._old_sigterm is not None:
             signal.signal(signal.SIGTERM, self._old_sigterm)
             self._old_sigterm = None
+
+    def _watch_limits(self) -> None:
+        """Keep each running bot's `breach` current, so that a game sees it at once."""
+        while not self._monitor_stop.wait(MONITOR_S):
+            for bot in list(self._bots.values()):
+                process = bot.process
+                if process is not None and bot.breach is None:
+                    bot.breach = process.breach()
+                if process is not None and process.tracked:
+                    process.track()
 
     @property
     def endpoint(self) -> str:
@@ -122,8 +202,10 @@ class Referee:
 
     def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
              replay: Path | None = None, *,
-             on_step: Callable[[Step], None] | None = None) -> GameRecord:
+             on_step: Callable[[Step], None] | None = None, label: str = "") -> GameRecord:
         """Play one game with the named bots in seat order and return its record.
+
+        `label` names the game in each bot's log (e.g. `r1-t2-g0`).
 
         Raises:
             ConfigError: unknown game, bad rules, or an unknown or repeated bot name.
@@ -133,16 +215,32 @@ class Referee:
         engine.resolve_rules(len(seating), rules)
         table = [self._bots[name] for name in seating]
         self._prepare(table)
+        for bot in table:
+            if bot.process is not None:
+                bot.process.note(f"game {label or '?'} starts"
+                                 + (f" (replay {replay.name})" if replay else ""))
+                if bot.process.cgroup is not None:
+                    bot.process.cgroup.start_game()
         writer = ReplayWriter(replay) if replay is not None else None
         try:
             return run_game(engine, rules, seed, [self._player(b) for b in table],
                             self._zmq(), self.time, self.faults, replay=writer, ids=self._ids,
-                            on_step=on_step)
+                            on_step=on_step, annotations=self._annotations())
         finally:
             if writer is not None:
                 writer.close()
-            self._stop([b for b in table if b.spec.restart is Restart.PER_GAME
-                        and b.process is not None], "game over")
+            self._stop([b for b in table if b.process is not None and (
+                b.spec.restart is Restart.PER_GAME or b.breach is not None)], "game over")
+
+    def _annotations(self) -> dict[str, Json]:
+        """What a game record says besides the game: isolation, and the alarms raised since
+        the previous game."""
+        notes: dict[str, Json] = {"isolation": self.isolation.to_json()}
+        fresh = self.alarms[self._reported:]
+        self._reported = len(self.alarms)
+        if fresh:
+            notes["alarms"] = [a.to_json() for a in fresh]
+        return notes
 
     def _check_seating(self, seating: Sequence[str]) -> None:
         unknown = [n for n in seating if n not in self._bots]
@@ -161,8 +259,7 @@ class Referee:
                 continue
             if bot.spec.restart is Restart.PER_GAME or not bot.alive():
                 if bot.process is not None:
-                    log.warning("%s: process ended (status %s); restarting it", bot.spec.name,
-                                bot.process.returncode)
+                    log.warning("%s: process %s; restarting it", bot.spec.name, bot.describe())
                     self._stop([bot], "restart")
                 restart.append(bot)
         self._launch(restart)
@@ -172,8 +269,10 @@ class Referee:
         if bot.spec.builtin is not None:
             return SeatPlayer(name, builtin=bot.spec.builtin)
         if bot.peer is None or bot.process is None:
-            return SeatPlayer(name, absent=bot.failed or ForfeitReason.NO_CONNECT)
-        return SeatPlayer.remote(name, bot.peer, bot.version, bot.process.alive)
+            return SeatPlayer(name, absent=bot.failed or ForfeitReason.NO_CONNECT,
+                              why=bot.failure or "it did not connect")
+        return SeatPlayer.remote(name, bot.peer, bot.version, bot.process.alive,
+                                 describe=bot.describe, breach=bot.over_limit)
 
     # -- starting and stopping --------------------------------------------------------------
 
@@ -181,29 +280,49 @@ class Referee:
         """Start the processes together and wait for their handshakes."""
         pending: dict[str, _Bot] = {}
         for bot in bots:
-            bot.peer, bot.version, bot.failed = None, "", None
+            bot.peer, bot.version, bot.failed, bot.failure, bot.breach = None, "", None, "", None
             bot.token = secrets.token_hex(16)
-            env = {**bot.spec.env, "ARENA_ENDPOINT": self.endpoint, "ARENA_TOKEN": bot.token,
+            if bot.channel is None:
+                bot.channel = self._zmq().open_channel()
+            sandboxed = self.isolation.bwrap is not None
+            endpoint = (f"ipc://{ENDPOINT_DIR}/referee.sock"
+                        if sandboxed and bot.channel.directory else bot.channel.endpoint)
+            env = {**bot.spec.env, "ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": bot.token,
                    "ARENA_BOT_NAME": bot.spec.name}
+            confinement = Confinement(
+                self.isolation, bot.channel.directory, self._hidden_from(bot),
+                network=bot.spec.network or bot.channel.directory is None)
             try:
                 logfile = self.workdir / "logs" / f"{bot.spec.name}.log"
                 bot.process = BotProcess(bot.spec.name, bridge_argv(bot.spec.cmd), env,
-                                         bot.spec.cwd, logfile, self._log_cap)
+                                         bot.spec.cwd, logfile, self._log_cap, confinement)
             except OSError as exc:
-                log.error("%s: cannot start %r: %s", bot.spec.name, " ".join(bot.spec.cmd), exc)
+                bot.failure = f"cannot start {' '.join(bot.spec.cmd)!r}: {exc.strerror or exc}"
+                log.error("%s: %s", bot.spec.name, bot.failure)
                 bot.failed = ForfeitReason.NO_CONNECT
                 continue
             pending[bot.token] = bot
         refused = self._handshake(pending, time.monotonic() + self.time.startup_ms / 1000)
         failed = [*pending.values(), *refused]
         for bot in failed:
-            log.error("%s: no valid hello within %d ms; it forfeits its games", bot.spec.name,
-                      self.time.startup_ms)
+            if not bot.failure:
+                bot.failure = (f"no valid hello within {self.time.startup_ms} ms"
+                               if bot.alive() else f"{bot.describe()} before its hello")
+            log.error("%s: %s; it forfeits its games%s", bot.spec.name, bot.failure,
+                      _tail(self.workdir / "logs" / f"{bot.spec.name}.log"))
             bot.failed = ForfeitReason.NO_CONNECT
         self._stop([b for b in failed if b.process is not None], "no handshake")
 
+    def _hidden_from(self, bot: _Bot) -> tuple[str, ...]:
+        """The run directory and the other bots' own directories."""
+        mine = set(own_dirs(bot.spec.cmd, bot.spec.cwd))
+        others = {d for b in self._bots.values() if b is not bot and b.spec.builtin is None
+                  for d in own_dirs(b.spec.cmd, b.spec.cwd)}
+        return (*self._hide, *sorted(others - mine))
+
     def _handshake(self, pending: dict[str, _Bot], deadline: float) -> list[_Bot]:
-        """Welcome the bots whose hello matches a pending token; return those refused."""
+        """Welcome each bot whose hello comes on its own endpoint with its own token; return
+        those refused. Anything else is an alarm and wins nothing."""
         transport = self._zmq()
         refused: list[_Bot] = []
         while pending and (remaining := (deadline - time.monotonic()) * 1000) > 0:
@@ -213,21 +332,19 @@ class Referee:
             if got is None:
                 continue
             peer, frames = got
-            hello = self._read_hello(peer, frames)
-            if hello is None:
+            owner = self._owner(peer)
+            hello = self._read_hello(owner, peer, frames)
+            if hello is None or owner is None:
                 continue
             bot = pending.get(hello.token)
-            if bot is None:
-                log.warning("hello with a wrong token from peer %s (%s); no seat", peer.hex(),
-                            hello.name)
-                transport.send(peer, encode(Error(code=ErrorCode.BAD_TOKEN,
-                                                  detail="unknown token")))
+            if bot is not owner:
+                self._refuse_hello(owner, peer, hello)
             elif hello.protocol != PROTOCOL_VERSION:
-                detail = f"protocol {hello.protocol} unsupported; this referee speaks " \
-                         f"{PROTOCOL_VERSION}"
-                log.error("%s: %s", bot.spec.name, detail)
+                bot.failure = f"protocol {hello.protocol} unsupported; this referee speaks " \
+                              f"{PROTOCOL_VERSION}"
+                log.error("%s: %s", bot.spec.name, bot.failure)
                 transport.send(peer, encode(Error(code=ErrorCode.PROTOCOL_VERSION,
-                                                  detail=detail)))
+                                                  detail=bot.failure)))
                 refused.append(pending.pop(hello.token))
             else:
                 del pending[hello.token]
@@ -238,18 +355,44 @@ class Referee:
                 log.info("%s: connected (version %r)", bot.spec.name, hello.version)
         return refused
 
-    def _read_hello(self, peer: bytes, frames: list[bytes]) -> Hello | None:
-        known = {b.peer: b.spec.name for b in self._bots.values() if b.peer is not None}
-        if peer in known:
-            log.warning("%s: dropped a message sent between games", known[peer])
+    def _owner(self, peer: bytes) -> _Bot | None:
+        channel = peer_channel(peer)
+        return next((b for b in self._bots.values()
+                     if b.channel is not None and b.channel.number == channel), None)
+
+    def _refuse_hello(self, owner: _Bot, peer: bytes, hello: Hello) -> None:
+        """A hello that is not this endpoint's bot's first with its own token."""
+        victim = next((b for b in self._bots.values() if b.token and b.token == hello.token),
+                      None)
+        if victim is owner:
+            kind, detail = "second_hello", "a second hello for a seat already taken"
+        elif victim is not None:
+            kind, detail = "stolen_token", f"a hello with {victim.spec.name}'s token"
+        else:
+            kind, detail = "bad_token", "a hello with an unknown token"
+        self._alarm(owner.spec.name, kind, f"{detail} on {owner.spec.name}'s endpoint "
+                    f"(claimed name {hello.name!r})")
+        self._zmq().send(peer, encode(Error(code=ErrorCode.BAD_TOKEN, detail=detail)))
+
+    def _alarm(self, bot: str, kind: str, detail: str) -> None:
+        self.alarms.append(Alarm(bot, kind, detail))
+        log.error("ALARM against %s: %s: %s", bot, kind, detail)
+
+    def _read_hello(self, owner: _Bot | None, peer: bytes, frames: list[bytes]) -> Hello | None:
+        if owner is None:
+            log.warning("dropped a message from unknown peer %s", peer.hex())
+            return None
+        if peer == owner.peer:
+            log.warning("%s: dropped a message sent between games", owner.spec.name)
             return None
         try:
             message = decode_bot(frames[0]) if len(frames) == 1 else None
         except WireError as exc:
-            log.warning("dropped an invalid message from unknown peer %s: %s", peer.hex(), exc)
+            log.warning("dropped an invalid message on %s's endpoint: %s", owner.spec.name, exc)
             return None
         if not isinstance(message, Hello):
-            log.warning("dropped a message from unknown peer %s (not a hello)", peer.hex())
+            log.warning("dropped a message on %s's endpoint from a peer without a seat "
+                        "(not a hello)", owner.spec.name)
             return None
         return message
 
@@ -272,6 +415,17 @@ class Referee:
             return
         if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
             self._old_sigterm = signal.signal(signal.SIGTERM, _raise_exit)
+
+
+def _tail(path: Path, lines: int = 5) -> str:
+    """The last lines of a bot's log, to show why it could not start."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(max(0, path.stat().st_size - 4096))
+            text = handle.read().decode("utf-8", "replace").splitlines()[-lines:]
+    except OSError:
+        return ""
+    return "".join(f"\n    | {line}" for line in text if line.strip())
 
 
 def _raise_exit(signum: int, frame: FrameType | None) -> None:

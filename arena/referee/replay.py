@@ -89,25 +89,70 @@ def read_replay(path: Path) -> Replay:
         ArenaError: the file is not a replay, naming the line at fault.
     """
     replay: Replay | None = None
-    with path.open(encoding="utf-8") as lines:
-        for number, text in enumerate(lines, 1):
-            try:
-                line = json.loads(text)
-                kind = line["type"]
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ArenaError(f"{path}:{number}: not a replay line ({exc})") from None
-            if replay is None:
-                if kind != "header":
-                    raise ArenaError(f"{path}:{number}: a replay starts with a header line")
-                replay = Replay(line)
-            elif kind == "decision":
-                replay.steps.append(line)
-            elif kind == "forfeit":
-                replay.forfeits.append(line)
-            elif kind == "outcome":
-                replay.outcome = line
-            else:
-                raise ArenaError(f"{path}:{number}: unknown line type {kind!r}")
+    offset = 0
+    try:
+        lines = path.read_bytes().splitlines(keepends=True)
+    except OSError as exc:
+        raise ArenaError(f"cannot read replay {path}: {exc.strerror}") from None
+    for number, raw in enumerate(lines, 1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ArenaError(f"{path}:{number}: not UTF-8 text: byte 0x{raw[exc.start]:02x} "
+                             f"at byte offset {offset + exc.start}") from None
+        offset += len(raw)
+        try:
+            line = json.loads(text)
+            kind = line["type"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ArenaError(f"{path}:{number}: not a replay line ({exc})") from None
+        if replay is None:
+            if kind != "header":
+                raise ArenaError(f"{path}:{number}: a replay starts with a header line")
+            _check_header(line, f"{path}:{number}")
+            replay = Replay(line)
+        elif kind == "decision":
+            _check_decision(line, f"{path}:{number}")
+            replay.steps.append(line)
+        elif kind == "forfeit":
+            replay.forfeits.append(line)
+        elif kind == "outcome":
+            replay.outcome = line
+        else:
+            raise ArenaError(f"{path}:{number}: unknown line type {kind!r}")
     if replay is None:
         raise ArenaError(f"{path}: empty replay")
     return replay
+
+
+HEADER_FIELDS: dict[str, type] = {"game": str, "players": int, "seed": int, "rules": dict}
+DECISION_FIELDS: dict[str, type] = {"n": int, "seat": int, "kind": str, "source": str,
+                                    "events": list}
+
+
+def _check_header(line: dict[str, Json], where: str) -> None:
+    """Refuse a header that lacks what re-simulating the game needs."""
+    _check_fields(line, HEADER_FIELDS, f"{where}: the header's")
+
+
+def _check_decision(line: dict[str, Json], where: str) -> None:
+    """Refuse a decision line that lacks what showing or re-simulating it needs."""
+    _check_fields(line, DECISION_FIELDS, f"{where}: the decision's")
+    for key in ("action", "fault"):
+        if key not in line:
+            raise ArenaError(f"{where}: the decision's {key!r} is missing")
+    events = line["events"]
+    assert isinstance(events, list)
+    if not all(isinstance(e, dict) and "event" in e and "visible_to" in e for e in events):
+        raise ArenaError(f"{where}: each of the decision's events needs 'event' and "
+                         "'visible_to'")
+
+
+_KINDS = {str: "a string", int: "an integer", list: "a list", dict: "a mapping"}
+
+
+def _check_fields(line: dict[str, Json], fields: dict[str, type], what: str) -> None:
+    for key, kind in fields.items():
+        value = line.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ArenaError(f"{what} {key!r} is missing or not {_KINDS[kind]}")

@@ -33,6 +33,8 @@ class BotSpec:
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     restart: Restart = Restart.NEVER
+    network: bool = False
+    """Give the sandboxed bot the host's network (tcp bots get it anyway)."""
 
     @property
     def builtin(self) -> str | None:

@@ -11,10 +11,11 @@ import heapq
 import itertools
 import logging
 import math
+import os
 import shutil
 import tempfile
 from collections.abc import Callable
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import zmq
 
@@ -26,6 +27,9 @@ log = logging.getLogger("arena.referee.wire")
 HARD_LIMIT_FACTOR = 4
 """libzmq drops a connection whose frame exceeds this many times the protocol limit; frames
 between the two limits arrive and are refused as `oversize` faults, which the bot survives."""
+RCV_HWM = 256
+"""Messages queued per channel before ZeroMQ stops reading that bot's socket: a flooding bot
+then blocks on its own sends, and draining its backlog stays cheap."""
 
 
 class Transport(Protocol):
@@ -35,8 +39,17 @@ class Transport(Protocol):
         """Send one frame; return False when the peer is gone."""
         ...
 
-    def recv(self, timeout_ms: float) -> tuple[bytes, list[bytes]] | None:
-        """Return the next (peer, frames) within `timeout_ms`, or None."""
+    def recv(self, timeout_ms: float,
+             peer: bytes | None = None) -> tuple[bytes, list[bytes]] | None:
+        """Return the next (peer, frames) within `timeout_ms`, or None.
+
+        With `peer`, wait on that peer's channel only: messages of other channels stay
+        queued, so that one bot's messages never cost another bot's clock.
+        """
+        ...
+
+    def drain(self, peer: bytes) -> int:
+        """Drop what is queued on `peer`'s channel; return how many messages."""
         ...
 
     def close(self) -> None:
@@ -48,49 +61,108 @@ def _preview(frame: bytes) -> str:
     return frame[:300].decode("utf-8", "replace") + ("..." if len(frame) > 300 else "")
 
 
+class Channel(NamedTuple):
+    """One bot's own endpoint: a ROUTER socket that only this bot is given."""
+
+    number: int
+    endpoint: str
+    directory: str | None
+    """The private directory holding the ipc socket (mounted into that bot's sandbox alone);
+    None over tcp."""
+
+
+def peer_channel(peer: bytes) -> int:
+    """Return the channel a peer id belongs to (its first two bytes)."""
+    return int.from_bytes(peer[:2], "big")
+
+
 class ZmqTransport:
-    """A ROUTER socket bound to `endpoint`, or to ipc in a private temporary directory."""
+    """ROUTER sockets, one per channel: ipc in a private temporary directory, or tcp.
+
+    Channel 0 is opened at once (`endpoint`); `open_channel` gives each bot an endpoint of
+    its own, so that a bot can only reach the socket it was given, a hello on the wrong
+    endpoint is visible, and waiting for one bot never reads another bot's messages. A peer
+    id is the channel number (2 bytes) followed by ZeroMQ's routing id.
+    """
 
     def __init__(self, endpoint: str | None = None,
                  max_message_bytes: int = MAX_MESSAGE_BYTES) -> None:
+        self._base = endpoint
         self._dir = None if endpoint else tempfile.mkdtemp(prefix="arena-ipc-")
         self._context = zmq.Context()
-        self._socket = self._context.socket(zmq.ROUTER)
-        self._socket.setsockopt(zmq.LINGER, 0)
-        self._socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
-        self._socket.setsockopt(zmq.MAXMSGSIZE, max_message_bytes * HARD_LIMIT_FACTOR)
+        self._max = max_message_bytes * HARD_LIMIT_FACTOR
+        self._sockets: list[zmq.Socket[bytes]] = []
+        self._timeouts: list[int] = []  # each socket's RCVTIMEO, set only when it changes
+        self._poller = zmq.Poller()
         try:
-            self._socket.bind(endpoint or f"ipc://{self._dir}/referee.sock")
+            self.endpoint: str = self.open_channel().endpoint
+            """Channel 0's endpoint (a tcp port 0 is resolved to the bound port)."""
         except zmq.ZMQError:
             self.close()
             raise
-        self._timeout = -1  # the socket's RCVTIMEO, set only when a wait needs another one
-        self.endpoint: str = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
-        """Where bots connect (a tcp port 0 is resolved to the bound port)."""
+
+    def open_channel(self) -> Channel:
+        """Bind one more ROUTER socket and return its endpoint."""
+        index = len(self._sockets)
+        directory = None
+        if self._dir is not None:
+            directory = os.path.join(self._dir, f"c{index}")
+            os.mkdir(directory, 0o755)
+        socket = self._context.socket(zmq.ROUTER)
+        socket.setsockopt(zmq.LINGER, 0)
+        socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        socket.setsockopt(zmq.MAXMSGSIZE, self._max)
+        socket.setsockopt(zmq.RCVHWM, RCV_HWM)
+        socket.bind(f"ipc://{directory}/referee.sock" if directory else str(self._base))
+        self._sockets.append(socket)
+        self._timeouts.append(-1)
+        self._poller.register(socket, zmq.POLLIN)
+        return Channel(index, socket.getsockopt_string(zmq.LAST_ENDPOINT), directory)
 
     def send(self, peer: bytes, frame: bytes) -> bool:
         """Send one frame without blocking; False when the peer is unknown or saturated."""
         if log.isEnabledFor(logging.DEBUG):
             log.debug("-> %s %s", peer.hex(), _preview(frame))
         try:  # two sends, not send_multipart: it costs a Python loop per message
-            self._socket.send(peer, zmq.SNDMORE | zmq.NOBLOCK)
-            self._socket.send(frame, zmq.NOBLOCK)
-        except zmq.ZMQError as exc:  # EHOSTUNREACH (gone) or EAGAIN (not reading)
+            socket = self._sockets[int.from_bytes(peer[:2], "big")]
+            socket.send(peer[2:], zmq.SNDMORE | zmq.NOBLOCK)
+            socket.send(frame, zmq.NOBLOCK)
+        except (zmq.ZMQError, IndexError) as exc:  # EHOSTUNREACH (gone) or EAGAIN
             log.info("cannot send to %s: %s", peer.hex(), exc)
             return False
         return True
 
-    def recv(self, timeout_ms: float) -> tuple[bytes, list[bytes]] | None:
-        """Wait at most `timeout_ms` for one message."""
+    def recv(self, timeout_ms: float,
+             peer: bytes | None = None) -> tuple[bytes, list[bytes]] | None:
+        """Wait at most `timeout_ms` for one message: on `peer`'s channel only, or on any."""
+        if peer is None and len(self._sockets) > 1:
+            ready = dict(self._poller.poll(max(0, math.ceil(timeout_ms))))
+            index = next((i for i, s in enumerate(self._sockets) if s in ready), None)
+            return None if index is None else self._take(index, 0)
+        index = 0 if peer is None else int.from_bytes(peer[:2], "big")
+        return self._take(index, max(0, math.ceil(timeout_ms)))
+
+    def drain(self, peer: bytes, limit: int = 10_000) -> int:
+        """Drop the messages queued on `peer`'s channel (at most `limit`); return how many."""
+        socket = self._sockets[int.from_bytes(peer[:2], "big")]
+        dropped = 0
+        try:  # NOBLOCK rather than RCVTIMEO 0: no socket option churn on the hot path
+            while dropped < limit:
+                socket.recv_multipart(zmq.NOBLOCK, copy=False)
+                dropped += 1
+        except zmq.Again:
+            pass
+        return dropped
+
+    def _take(self, index: int, timeout: int) -> tuple[bytes, list[bytes]] | None:
         # A blocking receive bounded by RCVTIMEO, not poll + recv_multipart: fewer calls on
         # the round trip's critical path (the referee wakes with cold caches, each counts).
-        timeout = max(0, math.ceil(timeout_ms))
-        socket = self._socket
-        if timeout != self._timeout:
+        socket = self._sockets[index]
+        if timeout != self._timeouts[index]:
             socket.setsockopt(zmq.RCVTIMEO, timeout)
-            self._timeout = timeout
+            self._timeouts[index] = timeout
         try:
-            peer = socket.recv()
+            routing = socket.recv()
         except zmq.Again:
             return None
         # A message's parts arrive together. Frame.more, not the RCVMORE option: reading a
@@ -100,13 +172,16 @@ class ZmqTransport:
         while part.more:
             part = socket.recv(zmq.NOBLOCK, copy=False)
             frames.append(part.bytes)
+        peer = index.to_bytes(2, "big") + routing
         if log.isEnabledFor(logging.DEBUG):
             log.debug("<- %s %s", peer.hex(), " | ".join(_preview(f) for f in frames))
         return peer, frames
 
     def close(self) -> None:
-        """Close the socket and context and remove the ipc directory."""
-        self._socket.close(linger=0)
+        """Close the sockets and context and remove the ipc directory."""
+        for socket in self._sockets:
+            socket.close(linger=0)
+        self._sockets = []
         self._context.term()
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
@@ -160,15 +235,29 @@ class ScriptedTransport:
             self.inject(peer, [reply], delay)
         return True
 
-    def recv(self, timeout_ms: float) -> tuple[bytes, list[bytes]] | None:
-        """Pop the next frame due within the timeout, advancing the fake clock."""
+    def recv(self, timeout_ms: float,
+             peer: bytes | None = None) -> tuple[bytes, list[bytes]] | None:
+        """Pop the next frame due within the timeout (from `peer` only, when given),
+        advancing the fake clock."""
         limit = self.now + timeout_ms / 1000
-        if self._queue and self._queue[0][0] <= limit:
-            at, _, peer, frames = heapq.heappop(self._queue)
-            self.now = max(self.now, at)
-            return peer, frames
+        due = [item for item in self._queue if peer is None or item[2] == peer]
+        if due:
+            first = min(due)
+            if first[0] <= limit:
+                self._queue.remove(first)
+                heapq.heapify(self._queue)
+                self.now = max(self.now, first[0])
+                return first[2], first[3]
         self.now = limit
         return None
+
+    def drain(self, peer: bytes) -> int:
+        """Drop the frames of `peer` that are already due; return how many."""
+        keep = [item for item in self._queue if item[2] != peer or item[0] > self.now]
+        dropped = len(self._queue) - len(keep)
+        self._queue = keep
+        heapq.heapify(self._queue)
+        return dropped
 
     def close(self) -> None:
         """Nothing to release."""

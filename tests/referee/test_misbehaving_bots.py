@@ -15,8 +15,10 @@ import pytest
 from arena.core.game import Termination
 from arena.core.record import FaultKind, ForfeitReason, GameRecord
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
+from arena.referee.sandbox import SandboxMode, SandboxPolicy
 
 HERE = Path(__file__).resolve().parent
+PLAIN = SandboxPolicy(SandboxMode.NONE)  # these bots report their pids from outside a sandbox
 ROOT = HERE.parents[1]
 MISBEHAVE = str(HERE / "bots" / "misbehave.py")
 RANDOM = str(ROOT / "sample_bots" / "python" / "random_bot.py")
@@ -42,7 +44,8 @@ def play(mode: str, tmp_path: Path, time_control: TimeControl = FAST,
     pidfile = tmp_path / "pids"
     bots = [BotSpec("bad", (sys.executable, MISBEHAVE, mode), env={"PIDFILE": str(pidfile)}),
             BotSpec("good", (sys.executable, RANDOM)), BotSpec("builtin", ("builtin:random",))]
-    with Referee(bots, time_control, FaultPolicy(max_faults=3), tmp_path) as referee:
+    with Referee(bots, time_control, FaultPolicy(max_faults=3), tmp_path,
+                 sandbox=PLAIN) as referee:
         records = [referee.play("machiavelli", {}, seed, ["bad", "good", "builtin"])
                    for seed in range(games)]
         versions = referee.versions()
@@ -122,7 +125,8 @@ def test_flooding_stdout_neither_blocks_nor_fills_the_disk(tmp_path: Path) -> No
     pidfile = tmp_path / "pids"
     bots = [BotSpec("flood", (sys.executable, MISBEHAVE, "flood"), env={"PIDFILE": str(pidfile)}),
             BotSpec("good", (sys.executable, RANDOM))]
-    with Referee(bots, FAST, FaultPolicy(), tmp_path, log_cap=64_000) as referee:
+    with Referee(bots, FAST, FaultPolicy(), tmp_path, log_cap=64_000,
+                 sandbox=PLAIN) as referee:
         record = referee.play("machiavelli", {}, 1, ["flood", "good"])
     assert record.termination is Termination.COMPLETED and record.faults == ()
     log = tmp_path / "logs" / "flood.log"

@@ -14,7 +14,7 @@ from arena.core.record import FaultKind, ForfeitReason, GameRecord
 from arena.core.registry import Registry
 from arena.protocol import Action, Error, GameOver, GameStart, Request, encode
 from arena.protocol.messages import RefereeMessage
-from arena.referee.match import run_game
+from arena.referee.match import FLOOD_LIMIT, run_game
 from arena.referee.players import SeatPlayer
 from arena.referee.replay import ReplayWriter, read_replay
 from arena.referee.review import check_replay, seat_view
@@ -224,7 +224,7 @@ def test_a_dead_bot_forfeits_as_crashed() -> None:
     assert not sent(transport, b"a", GameOver)
 
 
-def test_unknown_peers_are_dropped_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+def test_waiting_for_a_seat_never_reads_another_peers_messages() -> None:
     transport = ScriptedTransport()
     transport.add(b"a", script(play_first(delay=5)))
     transport.add(b"b", script(play_first()))
@@ -232,7 +232,22 @@ def test_unknown_peers_are_dropped_and_logged(caplog: pytest.LogCaptureFixture) 
     record = run_game(GAME, {}, 1, [SeatPlayer.remote("a", b"a"), SeatPlayer.remote("b", b"b")],
                       transport, clock=transport.clock)
     assert record.faults == ()
-    assert "unknown peer " + b"intruder".hex() in caplog.text
+    assert transport.drain(b"intruder") == 1  # still queued: nobody's wait read it
+
+
+def test_a_flood_of_unsolicited_messages_is_the_senders_fault_not_its_neighbours() -> None:
+    transport = ScriptedTransport()
+    transport.add(b"a", script(play_first()))
+    transport.add(b"b", script(play_first(delay=5)))
+    flood = encode(Action(id=999, action={"card": 0}))
+    for _ in range(FLOOD_LIMIT + 20):  # queued on the flooder's channel before anything else
+        transport.inject(b"b", [flood])
+    record = run_game(GAME, {}, 1, [SeatPlayer.remote("a", b"a"), SeatPlayer.remote("b", b"b")],
+                      transport, clock=transport.clock)
+    assert [(f.seat, f.kind) for f in record.faults] == [(1, FaultKind.FLOOD)]
+    assert "sent while not asked" in record.faults[0].detail
+    assert record.seats[0].faults == 0 and record.seats[0].timeouts == 0
+    assert record.seats[0].time_ms < record.seats[1].time_ms  # a's clock paid for nothing
 
 
 def test_engine_bug_is_an_engine_error_not_a_fault(caplog: pytest.LogCaptureFixture) -> None:

@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
+from arena.referee.sandbox import SandboxMode, SandboxPolicy
 
 HERE = Path(__file__).resolve().parent
+PLAIN = SandboxPolicy(SandboxMode.NONE)  # these bots report their pids from outside a sandbox
 
 
 def main() -> None:
@@ -16,7 +18,8 @@ def main() -> None:
     bots = [BotSpec("sleeper", (sys.executable, str(HERE / "misbehave.py"), "sleep"),
                     env={"PIDFILE": pidfile}),
             BotSpec("other", ("builtin:random",))]
-    with Referee(bots, TimeControl(move_ms=600_000), FaultPolicy(), workdir) as referee:
+    with Referee(bots, TimeControl(move_ms=600_000), FaultPolicy(), workdir,
+                 sandbox=PLAIN) as referee:
         print("playing", flush=True)
         referee.play("machiavelli", {}, 1, ["sleeper", "other"])
 

@@ -1,0 +1,235 @@
+"""One sandbox per bot: the only place that knows how a bot is isolated.
+
+With bubblewrap a bot gets new PID, mount, IPC, UTS, user and (unless it needs tcp)
+network namespaces; the system, its runtime and its own directory read-only; a private
+size-limited /tmp as scratch and home; its own endpoint directory mounted at /run/arena;
+nothing of the run directory, the other bots or any other process; no capabilities; and it
+dies with the referee. `sandbox: none` runs bots as plain processes (trusted bots, or a
+machine without bubblewrap), which `auto` falls back to loudly.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+import arena
+from arena.core.errors import ConfigError
+from arena.referee.limits import Enforcer, Limits, detect
+
+log = logging.getLogger("arena.referee.sandbox")
+
+ENDPOINT_DIR = "/run/arena"
+"""Where a sandboxed bot finds its endpoint directory."""
+SYSTEM_DIRS = ("/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+MASKED_FILES = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers")
+"""Readable by the bot's mapped owner (root) otherwise."""
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "JAVA_HOME", "GOMAXPROCS")
+"""The only variables of the referee's environment a sandboxed bot sees."""
+SANDBOX_UID = 65534
+
+
+class SandboxMode(StrEnum):
+    """`sandbox:` in a tournament file, `--sandbox` on the command line."""
+
+    AUTO = "auto"
+    """bubblewrap where it works here, otherwise none (said loudly, once per run)."""
+    BWRAP = "bwrap"
+    """bubblewrap or refuse to run."""
+    NONE = "none"
+    """Plain processes: for trusted bots and machines without bubblewrap."""
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxPolicy:
+    """What the organiser asked for: a mode and the per-bot limits."""
+
+    mode: SandboxMode = SandboxMode.AUTO
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass(frozen=True, slots=True)
+class Isolation:
+    """What is in force for a run: recorded with every game."""
+
+    bwrap: str | None
+    """The bubblewrap executable, or None when bots run unsandboxed."""
+    enforcer: Enforcer
+    limits: Limits
+    why_not: str = ""
+    """Why the sandbox or a cgroup is missing, when one is."""
+
+    @property
+    def mode(self) -> str:
+        """`bwrap` or `none`."""
+        return "bwrap" if self.bwrap else "none"
+
+    def to_json(self) -> dict[str, object]:
+        """Return what a game record stores about isolation."""
+        return {"sandbox": self.mode, "limits_by": self.enforcer.value,
+                "limits": self.limits.to_json()}
+
+
+@functools.cache
+def probe_bwrap() -> tuple[str | None, str]:
+    """Return (path, "") when bubblewrap can make a sandbox here, else (None, why not)."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return None, "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    try:
+        done = subprocess.run(
+            [path, "--unshare-all", "--unshare-user", "--die-with-parent", "--ro-bind", "/",
+             "/", "--proc", "/proc", "--dev", "/dev", "--", "true"],
+            capture_output=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"bubblewrap did not run: {exc}"
+    if done.returncode != 0:
+        why = done.stderr.decode(errors="replace").strip().splitlines()
+        hint = " (unprivileged user namespaces are disabled: kernel.unprivileged_userns_clone" \
+               "=0 or a user.max_user_namespaces of 0)" if os.geteuid() != 0 else ""
+        return None, f"bubblewrap cannot make a sandbox here: {why[-1] if why else '?'}{hint}"
+    return path, ""
+
+
+@functools.cache
+def _enforcer() -> tuple[Enforcer, str]:
+    return detect()
+
+
+def resolve(policy: SandboxPolicy) -> Isolation:
+    """Decide what a run gets from what the organiser asked for and what this machine gives.
+
+    Raises:
+        ConfigError: `bwrap` was asked for and is not available (with the reason).
+    """
+    enforcer, cgroup_why = _enforcer()
+    if policy.mode is SandboxMode.NONE:
+        return Isolation(None, enforcer, policy.limits, "sandbox: none was asked for")
+    path, why = probe_bwrap()
+    if path is None:
+        if policy.mode is SandboxMode.BWRAP:
+            raise ConfigError(f"sandbox: bwrap was asked for, but {why}")
+        return Isolation(None, enforcer, policy.limits, why)
+    return Isolation(path, enforcer, policy.limits, cgroup_why)
+
+
+def warning(isolation: Isolation) -> str | None:
+    """The loud line a run prints once when bots are not isolated as they could be."""
+    if isolation.bwrap is None and isolation.why_not != "sandbox: none was asked for":
+        return (f"WARNING: bots run WITHOUT a sandbox: {isolation.why_not}. A hostile bot can "
+                "read other bots' tokens and the run directory; see docs/security.md")
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """How to start one bot: argv, environment and working directory for Popen."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str | None
+
+
+def plain_launch(argv: Sequence[str], env: Mapping[str, str], cwd: str | None) -> Launch:
+    """A bot without the sandbox: the referee's environment plus the bot's."""
+    return Launch(list(argv), {**os.environ, **env}, cwd)
+
+
+def bwrap_launch(bwrap: str, argv: Sequence[str], env: Mapping[str, str], cwd: str | None,
+                 *, endpoint_dir: str | None, hide: Iterable[str], network: bool,
+                 limits: Limits) -> Launch:
+    """A bot inside bubblewrap (see the module docstring for what it sees)."""
+    base = Path(cwd or os.getcwd())
+    argv = [_absolute(a, base) for a in argv]
+    own = _own_dirs(argv, cwd)
+    binds = _runtime_dirs(argv, env) + own
+    args = [bwrap, "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid",
+            str(SANDBOX_UID), "--disable-userns", "--die-with-parent", "--new-session",
+            "--cap-drop", "ALL", "--hostname", "arena-bot"]
+    if network:
+        args.append("--share-net")
+    for top in SYSTEM_DIRS:
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for path in MASKED_FILES:
+        if os.path.exists(path):
+            args += ["--ro-bind", "/dev/null", path]
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--size", str(limits.scratch_mb << 20), "--tmpfs", "/tmp"]
+    for path in _outermost(binds):
+        args += ["--ro-bind", path, path]
+    for path in sorted(set(hide)):
+        if any(_inside(path, b) for b in binds) and not any(_inside(o, path) for o in own):
+            args += ["--tmpfs", path]  # another bot's directory or the run directory
+    if endpoint_dir is not None:
+        args += ["--ro-bind", endpoint_dir, ENDPOINT_DIR]
+    args += ["--chdir", str(Path(cwd).resolve()) if cwd else "/tmp", "--"]
+    clean = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
+    clean.update({"HOME": "/tmp", "TMPDIR": "/tmp", **env})
+    return Launch(args + argv, clean, None)
+
+
+def own_dirs(argv: Sequence[str], cwd: str | None) -> list[str]:
+    """The directories a bot is given as its own: its cwd and those of its program files."""
+    base = Path(cwd or os.getcwd())
+    return _own_dirs([_absolute(a, base) for a in argv], cwd)
+
+
+def _own_dirs(argv: Sequence[str], cwd: str | None) -> list[str]:
+    dirs = [str(Path(cwd).resolve())] if cwd else []
+    runtime = _runtime_dirs(argv[:1], {})
+    for arg in argv:
+        path = Path(arg)
+        if not (path.is_absolute() and path.exists()):
+            continue
+        real = str(path.resolve() if path.is_dir() else path.resolve().parent)
+        if not _system(real) and not any(_inside(real, r) for r in runtime):
+            dirs.append(real)
+    return dirs
+
+
+def _runtime_dirs(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """The interpreter or runtime a bot needs, read-only: arena's Python (the client library
+    and the stdio bridge), and the installation of the bot's program when outside /usr."""
+    dirs = [sys.prefix, sys.base_prefix, str(Path(arena.__file__).resolve().parent)]
+    program = shutil.which(argv[0], path=env.get("PATH", os.environ.get("PATH")))
+    if program is not None:
+        real = Path(program).resolve()
+        if not _system(str(real)):
+            dirs.append(str(real.parent.parent if real.parent.name == "bin" else real.parent))
+    return [d for d in dirs if not _system(d)]
+
+
+def _absolute(arg: str, base: Path) -> str:
+    """A relative path argument that names a file becomes absolute (the sandbox's working
+    directory may differ); other arguments are left alone."""
+    if arg.startswith("-") or os.path.isabs(arg) or ("/" not in arg and not arg.startswith(".")):
+        return arg
+    path = base / arg
+    return str(path.resolve()) if path.exists() else arg
+
+
+def _system(path: str) -> bool:
+    return any(_inside(path, top) for top in SYSTEM_DIRS)
+
+
+def _inside(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def _outermost(paths: Iterable[str]) -> list[str]:
+    kept: list[str] = []
+    for path in sorted({os.path.normpath(p) for p in paths if os.path.isdir(p)}):
+        if not any(_inside(path, k) for k in kept):
+            kept.append(path)
+    return kept
