@@ -11,20 +11,15 @@ recomputes the same pairings (and checks them against the recorded ones).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
-import multiprocessing as mp
 import os
-import queue
-import signal
+import sqlite3
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from multiprocessing.process import BaseProcess
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import TracebackType
 from typing import Any, Protocol
 
 from arena.core.errors import ArenaError, StoreError
@@ -36,7 +31,8 @@ from arena.tournament.config import Format, TournamentConfig, preflight
 from arena.tournament.outputs import write_outputs
 from arena.tournament.pairing import History, RoundPlan, gauntlet, round_robin, swiss_round
 from arena.tournament.standings import PointsRule, Standings, compute, ranking
-from arena.tournament.store import GameKey, Store, StoredGame
+from arena.tournament.store import DB_NAME, GameKey, Store, StoredGame
+from arena.tournament.workers import DiskFull, Pool, disk_full
 
 log = logging.getLogger(__name__)
 
@@ -144,17 +140,30 @@ class Runner:
 
         Raises:
             ConfigError: a bot command is missing (before any game starts).
-            StoreError: the database is damaged, locked, or from another file.
+            StoreError: the database is damaged, locked, or from another file, or --resume
+                names a directory that holds no run.
+            ArenaError: a game failed in a worker, or killed its worker `MAX_DEATHS` times.
+            DiskFull: a write failed for lack of space; committed games are kept.
             Interrupted: Ctrl-C; committed games are kept.
         """
         preflight(self.config)
+        try:
+            return self._run()
+        except (OSError, sqlite3.OperationalError) as exc:
+            full = disk_full(exc)
+            if full is None:
+                raise
+            raise DiskFull(f"{full}; the games committed so far are kept in {self.out}: free "
+                           "some space, then run again with --resume") from None
+
+    def _run(self) -> Standings:
         store = self._open()
         try:
             self.games = store.games()
             self.rounds = store.rounds()
             self.progress.resumed = self.progress.done = len(self.games)
             try:
-                with _Pool(self) as pool:
+                with Pool(self, functools.partial(_stored, store)) as pool:
                     self._play_all(store, pool)
             except KeyboardInterrupt:
                 raise Interrupted(
@@ -171,6 +180,9 @@ class Runner:
         return standings_of(self.config, self.games, self.rounds, with_fit=False)
 
     def _open(self) -> Store:
+        if self.resume and not (self.out / DB_NAME).is_file():
+            raise StoreError(f"{self.out} holds no run of {self.config.name!r} to resume; "
+                             "drop --resume to start one")
         for sub in ("replays", "logs"):
             (self.out / sub).mkdir(parents=True, exist_ok=True)
         store = Store.open(self.out, self.config.fingerprint, self.config.name, create=True)
@@ -186,7 +198,7 @@ class Runner:
             raise
         return store
 
-    def _play_all(self, store: Store, pool: _Pool) -> None:
+    def _play_all(self, store: Store, pool: Pool) -> None:
         plans = static_schedule(self.config)
         if plans is not None:
             self.progress.total = sum(len(jobs_of(p, 0)) for p in plans)
@@ -219,7 +231,7 @@ class Runner:
                              "one this run computes: the database does not match this "
                              "tournament's results")
 
-    def _play(self, store: Store, pool: _Pool, jobs: list[Job]) -> None:
+    def _play(self, store: Store, pool: Pool, jobs: list[Job]) -> None:
         held = {g.key for g in self.games}
         todo = [j for j in jobs if j.key not in held]
         for job in todo:
@@ -230,12 +242,15 @@ class Runner:
             if event is None:
                 continue
             kind, worker, key, payload = event
-            if kind == "start":
+            if kind == "start" and key is not None:
                 self.progress.running[worker] = key
-            elif kind == "done":
+            elif kind == "done" and key is not None:
                 self.progress.running.pop(worker, None)
                 waiting.discard(key)
                 self._finished(key, GameRecord.from_json(payload))
+            elif kind == "retry":
+                self.progress.running.pop(worker, None)
+                log.warning("%s", payload)
             self.on_progress(self.progress)
 
     def _finished(self, key: GameKey, record: GameRecord) -> None:
@@ -256,114 +271,6 @@ def _default_referee(transport: str) -> RefereeFactory:
     return Referee
 
 
-
-class _Pool:
-    """Worker processes fed through a queue; stopped cleanly on exit or interrupt."""
-
-    def __init__(self, runner: Runner) -> None:
-        self.runner = runner
-        self.ctx = mp.get_context("spawn")
-        self.tasks: Any = self.ctx.Queue()
-        self.events: Any = self.ctx.Queue()
-        self.workers: list[BaseProcess] = []
-        self.pending = 0
-
-    def __enter__(self) -> _Pool:
-        config, runner = self.runner.config, self.runner
-        for index in range(runner.concurrency):
-            process = self.ctx.Process(
-                target=worker_main, name=f"arena-worker-{index}", daemon=True,
-                args=(index, config.bots, config.time, config.faults, config.game,
-                      dict(config.rules), runner.out, config.fingerprint, runner.referee,
-                      self.tasks, self.events))
-            process.start()
-            self.workers.append(process)
-        return self
-
-    def submit(self, job: Job) -> None:
-        self.tasks.put(job)
-
-    def next_event(self) -> tuple[str, int, GameKey, Any] | None:
-        try:
-            event: tuple[str, int, GameKey, Any] = self.events.get(timeout=0.2)
-        except queue.Empty:
-            dead = [w for w in self.workers if not w.is_alive()]
-            if dead:
-                raise ArenaError(f"worker {dead[0].name} died (exit code {dead[0].exitcode}); "
-                                 "the games committed so far are kept: run again with "
-                                 "--resume") from None
-            return None
-        if event[0] == "error":
-            raise ArenaError(f"game {event[2]} failed in worker {event[1]}: {event[3]}")
-        return event
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if kind is None:
-            for _ in self.workers:
-                self.tasks.put(None)
-            deadline = time.monotonic() + 30
-        else:
-            for worker in self.workers:
-                if worker.is_alive():
-                    os.kill(worker.pid or 0, signal.SIGTERM)
-            deadline = time.monotonic() + 10
-        for worker in self.workers:
-            worker.join(max(0.1, deadline - time.monotonic()))
-            if worker.is_alive():
-                worker.kill()
-                worker.join(1)
-        for q in (self.tasks, self.events):
-            q.cancel_join_thread()
-            q.close()
-
-
-def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)
-
-
-def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
-                faults: FaultPolicy, game: str, rules: dict[str, Json], out: Path,
-                fingerprint: str, referee: RefereeFactory, tasks: Any, events: Any) -> None:
-    """Play jobs from `tasks` until told to stop; commit each game, report it on `events`.
-
-    Ctrl-C is left to the parent (which stops the workers); SIGTERM exits through the
-    referee's context manager, so no bot process is left behind.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    events.cancel_join_thread()
-    parent = mp.parent_process()
-    store = Store.open(out, fingerprint)
-    try:
-        with referee(bots, time_control, faults, out / "logs" / f"worker-{index}") as ref:
-            while parent is None or parent.is_alive():
-                try:
-                    job: Job | None = tasks.get(timeout=0.5)
-                except queue.Empty:
-                    continue
-                if job is None:
-                    break
-                events.put(("start", index, job.key, None))
-                try:
-                    record = ref.play(game, rules, job.seed, job.seating,
-                                      out / "replays" / f"{job.key}.jsonl")
-                except Exception as exc:  # our bug or a bad setup: tell the parent, stop
-                    events.put(("error", index, job.key, _failure(exc, out, index)))
-                    break
-                store.add_game(job.key, record)
-                events.put(("done", index, job.key, record.to_json()))
-    finally:
-        with contextlib.suppress(Exception):
-            store.close()
-
-
-def _failure(exc: Exception, out: Path, index: int) -> str:
-    """Describe a failed game in one line; an unexpected error's traceback goes to a file."""
-    if isinstance(exc, ArenaError):
-        return str(exc)
-    path = out / "logs" / f"worker-{index}" / "error.log"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(traceback.format_exc())
-    return f"{type(exc).__name__}: {exc} (traceback in {path})"
-
+def _stored(store: Store, key: GameKey) -> GameRecord | None:
+    """Return the committed record of one game, if any (rarely needed: no index by key)."""
+    return next((g.record for g in store.games() if g.key == key), None)

@@ -7,10 +7,12 @@ env value, so results are deterministic and stronger bots win more often.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
-import time
+import signal
+import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -22,6 +24,7 @@ from arena.core.options import raise_problems, resolve_options
 from arena.core.record import Fault, FaultKind, GameRecord, SeatRecord
 from arena.core.registry import Registry
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
+from arena.tournament.store import GameKey, Store
 
 
 class ToyGame:
@@ -51,7 +54,6 @@ class FakeReferee:
                  workdir: Path) -> None:
         self.bots = {b.name: b for b in bots}
         self.workdir = workdir
-        self.delay = float(os.environ.get("ARENA_FAKE_DELAY", "0"))
 
     def __enter__(self) -> FakeReferee:
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -66,8 +68,6 @@ class FakeReferee:
 
     def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
              replay: Path | None = None) -> GameRecord:
-        if self.delay:
-            time.sleep(self.delay)
         rng = random.Random(seed)
         strengths = [float(self.bots[b].env.get("STRENGTH", "1")) for b in seating]
         scores = [int(rng.random() * 100 * s) for s in strengths]
@@ -83,6 +83,71 @@ class FakeReferee:
             replay.write_text(json.dumps({"seed": seed, "seating": list(seating)}) + "\n")
         return GameRecord(game, dict(rules), seed, Termination.COMPLETED, seats, 10, faults,
                           {}, str(replay) if replay else None)
+
+
+VICTIM = "r1-t0-g1"
+"""The game the failing referees below fail on (it exists in every schedule the tests use)."""
+
+
+def out_of(replay: Path | None) -> Path:
+    """The run's output directory, from a replay path (OUT/replays/KEY.jsonl)."""
+    assert replay is not None
+    return replay.parent.parent
+
+
+def half_a_replay(replay: Path) -> None:
+    """Leave a replay file cut off mid-game, as a death or a full disk would."""
+    replay.write_text('{"type": "header", "cut": ')
+
+
+class DiesOnceReferee(FakeReferee):
+    """Its worker process dies (exit status 3) in game VICTIM, the first time only."""
+
+    def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
+             replay: Path | None = None) -> GameRecord:
+        marker = out_of(replay) / "died-once"
+        if replay is not None and replay.stem == VICTIM and not marker.exists():
+            marker.touch()
+            half_a_replay(replay)
+            os._exit(3)
+        return super().play(game, rules, seed, seating, replay)
+
+
+class AlwaysDiesReferee(FakeReferee):
+    """Its worker process is killed (SIGKILL, as the OOM killer does) in game VICTIM."""
+
+    def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
+             replay: Path | None = None) -> GameRecord:
+        if replay is not None and replay.stem == VICTIM:
+            half_a_replay(replay)
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().play(game, rules, seed, seating, replay)
+
+
+class FullDiskReferee(FakeReferee):
+    """The disk fills up while game VICTIM's replay is written."""
+
+    def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
+             replay: Path | None = None) -> GameRecord:
+        if replay is not None and replay.stem == VICTIM:
+            half_a_replay(replay)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(replay))
+        return super().play(game, rules, seed, seating, replay)
+
+
+class FullDatabaseReferee(FakeReferee):
+    """SQLite finds the disk full when game VICTIM is committed (in the worker process)."""
+
+    def __enter__(self) -> FakeReferee:
+        commit = Store.add_game
+
+        def add_game(store: Store, key: GameKey, record: GameRecord) -> bool:
+            if str(key) == VICTIM:
+                raise sqlite3.OperationalError("database or disk is full")
+            return commit(store, key, record)
+
+        Store.add_game = add_game  # type: ignore[method-assign, assignment]
+        return super().__enter__()
 
 
 def any_json(value: Any) -> Any:

@@ -3,16 +3,33 @@ standings derived, outputs written, resume plays only what is missing."""
 
 from __future__ import annotations
 
+import errno
 import json
+import logging
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from arena.core.errors import StoreError
+from arena.core.errors import ArenaError, StoreError
 from arena.tournament.config import TournamentConfig, parse_config
-from arena.tournament.runner import Progress, Runner, static_schedule
-from arena.tournament.store import Store
-from tests.tournament.fakes import FakeReferee, toy_registry
+from arena.tournament.runner import Job, Progress, Runner, static_schedule
+from arena.tournament.store import GameKey, Store, StoredGame
+from arena.tournament.workers import DiskFull, Pool
+from tests.tournament.fakes import (
+    VICTIM,
+    AlwaysDiesReferee,
+    DiesOnceReferee,
+    FakeReferee,
+    FullDatabaseReferee,
+    FullDiskReferee,
+    toy_registry,
+)
 
 
 def config(fmt: str = "round-robin", extra: str = "", bots: int = 5,
@@ -24,8 +41,18 @@ def config(fmt: str = "round-robin", extra: str = "", bots: int = 5,
     return parse_config(text, "t.yaml", Path("/tmp"), toy_registry())
 
 
+def pin_salt(out: Path) -> None:
+    """Give a run a known secret salt (as copying one in would), so its games are known."""
+    out.mkdir(parents=True, exist_ok=True)
+    salt = out / "secret.salt"
+    if not salt.exists():
+        os.close(os.open(salt, os.O_WRONLY | os.O_CREAT, 0o600))
+        salt.write_text("5a17" * 16 + "\n")
+
+
 def run(cfg: TournamentConfig, out: Path, resume: bool = False, concurrency: int = 2,
         seen: list[Progress] | None = None) -> list[dict[str, object]]:
+    pin_salt(out)
     runner = Runner(cfg, out, concurrency=concurrency, resume=resume, referee=FakeReferee,
                     on_progress=(seen.append if seen is not None else None))
     table = runner.run()
@@ -93,8 +120,6 @@ class _BuggyReferee(FakeReferee):
 
 def test_an_unexpected_worker_error_is_one_line_with_its_traceback_in_a_file(
         tmp_path: Path) -> None:
-    from arena.core.errors import ArenaError
-
     cfg = config()
     runner = Runner(cfg, tmp_path, concurrency=1, referee=_BuggyReferee)
     with pytest.raises(ArenaError) as info:
@@ -105,3 +130,147 @@ def test_an_unexpected_worker_error_is_one_line_with_its_traceback_in_a_file(
     log = tmp_path / "logs" / "worker-0" / "error.log"
     assert "RuntimeError: boom" in log.read_text()
     assert len(Store.open(tmp_path, cfg.fingerprint).games()) == 2  # committed games kept
+
+
+class _LongErrorReferee(FakeReferee):
+    """Fails its first game with a message far larger than a pipe's buffer."""
+
+    def play(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+        raise ArenaError("engine trouble: " + "x" * 1_000_000 + " END")
+
+
+def test_a_worker_error_longer_than_a_pipe_buffer_arrives_whole(tmp_path: Path) -> None:
+    # the old worker queued its error on a feeder thread and exited without waiting: the
+    # parent got a cut-off message (and waited forever for the rest) or "worker died"
+    runner = Runner(config(), tmp_path, concurrency=1, referee=_LongErrorReferee)
+    with pytest.raises(ArenaError) as info:
+        runner.run()
+    message = str(info.value)
+    assert message.startswith("game r1-t") and message.endswith(" END")
+    assert "died" not in message
+
+
+class _FailsAtOnce(FakeReferee):
+    def play(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+        raise RuntimeError("boom")
+
+
+def test_an_error_is_read_even_when_its_worker_exited_before_the_parent_looked(
+        tmp_path: Path) -> None:
+    cfg = config()
+    runner = Runner(cfg, tmp_path, concurrency=1, referee=_FailsAtOnce)
+    Store.open(tmp_path, cfg.fingerprint, create=True).close()
+    job = Job(GameKey(1, 0, 0), ("bot0", "bot1"), 7)
+    with Pool(runner, lambda key: None) as pool:
+        pool.submit(job)
+        worker = pool.workers[0].process
+        wait_until(lambda: worker.exitcode is not None)  # gone before anything was read
+        with pytest.raises(ArenaError, match=r"failed in worker 0: RuntimeError: boom"):
+            while True:
+                pool.next_event()
+
+
+def wait_until(condition: Callable[[], bool], what: str = "the condition") -> None:
+    """Poll `condition`; fail only if it never holds (the deadline is generous on purpose)."""
+    deadline = time.monotonic() + 120
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} never happened"
+        time.sleep(0.01)
+
+
+def stored_games(out: Path, cfg: TournamentConfig) -> list[StoredGame]:
+    store = Store.open(out, cfg.fingerprint)
+    try:
+        return store.games()
+    finally:
+        store.close()
+
+
+def outcomes(out: Path, cfg: TournamentConfig) -> list[tuple[str, object]]:
+    """Every stored game and its record, less the replay path (which names the directory)."""
+    return [(str(g.key), {k: v for k, v in g.record.to_json().items() if k != "replay"})
+            for g in stored_games(out, cfg)]
+
+
+def test_a_worker_that_dies_is_replaced_and_its_game_played_again(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    cfg = config(extra="games_per_pairing: 2\n")
+    whole = run(cfg, tmp_path / "whole")
+    pin_salt(tmp_path / "out")
+    runner = Runner(cfg, tmp_path / "out", concurrency=2, referee=DiesOnceReferee)
+    with caplog.at_level(logging.WARNING, logger="arena"):
+        rows = [row.to_json() for row in runner.run().rows]
+    assert (tmp_path / "out" / "died-once").exists()  # it did die
+    assert rows == whole
+    games = stored_games(tmp_path / "out", cfg)
+    assert len(games) == 20
+    assert outcomes(tmp_path / "out", cfg) == outcomes(tmp_path / "whole", cfg)
+    assert runner.progress.done == 20
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert re.fullmatch(rf"worker \d exited with status 3 while playing game {VICTIM}; a new "
+                        r"worker plays it again from the start \(try 2 of 3\)", warning)
+    replay = tmp_path / "out" / "replays" / f"{VICTIM}.jsonl"
+    assert json.loads(replay.read_text())["seating"]  # whole again, not the cut-off one
+
+
+def test_a_game_that_keeps_killing_its_worker_stops_the_run(tmp_path: Path) -> None:
+    cfg = config(extra="games_per_pairing: 2\n")
+    runner = Runner(cfg, tmp_path, concurrency=2, referee=AlwaysDiesReferee)
+    with pytest.raises(ArenaError) as info:
+        runner.run()
+    message = str(info.value)
+    assert "\n" not in message
+    assert re.match(rf"game {VICTIM} \(bot\d, bot\d\) killed its worker 3 times \(the last was "
+                    r"killed by SIGKILL\); the run stops here; .* --resume$", message)
+    assert not (tmp_path / "replays" / f"{VICTIM}.jsonl").exists()
+    assert VICTIM not in {str(g.key) for g in stored_games(tmp_path, cfg)}
+
+
+@pytest.mark.parametrize("referee", [FullDiskReferee, FullDatabaseReferee],
+                         ids=["replay", "database"])
+def test_a_full_disk_in_a_worker_is_one_line_and_resume_goes_on(
+        tmp_path: Path, referee: type[FakeReferee]) -> None:
+    cfg = config(extra="games_per_pairing: 2\n")
+    whole = run(cfg, tmp_path / "whole")
+    out = tmp_path / "out"
+    pin_salt(out)
+    with pytest.raises(DiskFull) as info:
+        Runner(cfg, out, concurrency=1, referee=referee).run()
+    message = str(info.value)
+    assert message.startswith("the disk is full") and "\n" not in message
+    assert message.endswith("run again with --resume")
+    assert not (out / "replays" / f"{VICTIM}.jsonl").exists()  # no cut-off replay is left
+    with closing(sqlite3.connect(out / "results.sqlite")) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    kept = stored_games(out, cfg)
+    assert kept and VICTIM not in {str(g.key) for g in kept}
+    assert run(cfg, out, resume=True) == whole  # once there is room
+    assert outcomes(out, cfg) == outcomes(tmp_path / "whole", cfg)
+
+
+def test_a_full_disk_while_writing_the_results_files_is_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = config()
+    whole = run(cfg, tmp_path / "whole")
+
+    def full(out: Path, *args: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(out / "results.json"))
+
+    monkeypatch.setattr("arena.tournament.runner.write_outputs", full)
+    with pytest.raises(DiskFull, match=r"^the disk is full while writing .*results\.json "
+                                       r"\(No space left on device\); the games committed so "
+                                       r"far are kept in .*: free some space, then run again "
+                                       r"with --resume$"):
+        run(cfg, tmp_path / "out")
+    monkeypatch.undo()
+    assert len(stored_games(tmp_path / "out", cfg)) == 10
+    assert run(cfg, tmp_path / "out", resume=True) == whole
+    assert (tmp_path / "out" / "standings.csv").exists()
+
+
+def test_resume_where_no_run_is_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "nothing-here"
+    with pytest.raises(StoreError, match=r"nothing-here holds no run of 't' to resume; drop "
+                                         r"--resume to start one"):
+        Runner(config(), out, resume=True, referee=FakeReferee).run()
+    assert not out.exists()

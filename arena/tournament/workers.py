@@ -1,0 +1,320 @@
+"""The runner's worker processes: each owns one referee and plays one game at a time.
+
+Each worker talks to the parent over its own pipe, and writes on it synchronously, so a
+message is in the pipe before the worker goes on (or dies): when the parent reads the end
+of a worker's pipe, it has read everything that worker said. A worker that dies without a
+word (killed, crashed, out of memory) is replaced, and the game it held is played again
+from the start by the next free worker; seeds come from the job, so the result is the same.
+Only a game that kills its worker `MAX_DEATHS` times stops the run.
+
+The parent hands a job to a worker only when it is idle, so it always knows which game
+each worker holds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import multiprocessing as mp
+import os
+import signal
+import sqlite3
+import time
+import traceback
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from types import FrameType, TracebackType
+from typing import TYPE_CHECKING, Any
+
+from arena.core.errors import ArenaError
+from arena.core.game import Json
+from arena.core.record import GameRecord
+from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
+from arena.tournament.store import GameKey, Store
+
+if TYPE_CHECKING:
+    from arena.tournament.runner import Job, RefereeFactory, Runner
+
+log = logging.getLogger(__name__)
+
+MAX_DEATHS = 3
+"""A game whose worker dies this many times stops the run (the cause is not bad luck)."""
+POLL_S = 0.5
+"""How long `Pool.next_event` waits for a message before it returns None."""
+
+Event = tuple[str, int, GameKey | None, Any]
+"""(kind, worker index, game, payload). Kinds: `start`, `done` (payload: the record's
+JSON), `retry` (payload: what happened, one line); `error` is raised, never returned."""
+
+
+class DiskFull(ArenaError):
+    """A write failed for lack of space; committed games are kept and `--resume` goes on."""
+
+
+def disk_full(exc: BaseException) -> str | None:
+    """Return one line saying what could not be written, when `exc` is a full disk or quota."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        where = f" while writing {exc.filename}" if exc.filename else ""
+        return f"the disk is full{where} ({exc.strerror or os.strerror(exc.errno)})"
+    if isinstance(exc, sqlite3.OperationalError) and (
+            getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+            or "disk is full" in str(exc)):
+        return f"the disk is full: the results database could not commit ({exc})"
+    return None
+
+
+def exit_text(code: int | None) -> str:
+    """Say how a process ended: `exited with status 1`, `was killed by SIGKILL`."""
+    if code is None:
+        return "stopped answering"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"was killed by {signal.Signals(-code).name}"
+        return f"was killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+@dataclass
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    job: Job | None = None
+    started: bool = False
+    """The worker said `start` for its job (a death before that is not the game's fault)."""
+
+
+class Pool:
+    """Worker processes, each handed one job at a time; stopped cleanly on exit or interrupt."""
+
+    def __init__(self, runner: Runner, stored: Callable[[GameKey], GameRecord | None]) -> None:
+        self.runner, self.stored = runner, stored
+        self.ctx = mp.get_context("spawn")
+        self.workers: dict[int, _Worker] = {}
+        self.queue: deque[Job] = deque()
+        self.ready: deque[Event] = deque()
+        self.deaths: Counter[GameKey | None] = Counter()
+
+    def __enter__(self) -> Pool:
+        for index in range(self.runner.concurrency):
+            self._start(index)
+        return self
+
+    def _start(self, index: int) -> None:
+        config, runner = self.runner.config, self.runner
+        mine, theirs = self.ctx.Pipe()
+        process = self.ctx.Process(
+            target=worker_main, name=f"arena-worker-{index}", daemon=True,
+            args=(index, config.bots, config.time, config.faults, config.game,
+                  dict(config.rules), runner.out, config.fingerprint, runner.referee, theirs))
+        process.start()
+        theirs.close()  # else the parent would never read the end of the worker's pipe
+        self.workers[index] = _Worker(process, mine)
+
+    def submit(self, job: Job) -> None:
+        """Queue a game; an idle worker takes it at once."""
+        self.queue.append(job)
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        for worker in self.workers.values():
+            if not self.queue:
+                return
+            if worker.job is None:
+                worker.job, worker.started = self.queue.popleft(), False
+                # a worker that just died is found at the end of its pipe; its job goes back
+                with contextlib.suppress(OSError):
+                    worker.conn.send(worker.job)
+
+    def next_event(self) -> Event | None:
+        """Return the next event, or None when no worker said anything for `POLL_S`.
+
+        Raises:
+            ArenaError: a game failed in a worker (one line; a traceback goes to a file), or
+                a game killed its worker `MAX_DEATHS` times.
+            DiskFull: a worker could not write its game for lack of space.
+        """
+        if not self.ready:
+            by_conn = {w.conn: i for i, w in self.workers.items()}
+            for conn in wait(list(by_conn), timeout=POLL_S):
+                self._read(by_conn[conn])  # type: ignore[index]
+        return self.ready.popleft() if self.ready else None
+
+    def _read(self, index: int) -> None:
+        """Take every message waiting from one worker; at the end of its pipe, replace it."""
+        worker = self.workers[index]
+        try:
+            while worker.conn.poll():
+                self._take(worker, worker.conn.recv())
+        except (EOFError, OSError):
+            self._died(index)
+
+    def _take(self, worker: _Worker, event: Event) -> None:
+        kind, index, key, payload = event
+        if kind == "error":
+            where = f"game {key} failed in worker {index}" if key else f"worker {index} failed"
+            raise ArenaError(f"{where}: {payload}")
+        if kind == "full":
+            raise DiskFull(f"{payload}{_RESUME}")
+        if kind == "start":
+            worker.started = True
+        elif kind == "done":
+            worker.job = None
+            self._dispatch()
+        self.ready.append(event)
+
+    def _died(self, index: int) -> None:
+        worker = self.workers.pop(index)
+        worker.conn.close()
+        worker.process.join(5)
+        if worker.process.is_alive():  # it closed its pipe but hangs on the way out
+            worker.process.kill()
+            worker.process.join(5)
+        how, job = exit_text(worker.process.exitcode), worker.job
+        if job is None or not worker.started:
+            self._idle_death(index, how)
+            if job is not None:
+                self.queue.appendleft(job)
+        elif (record := self.stored(job.key)) is not None:
+            # it died between its commit and its word: the game is not played twice
+            self.ready.append(("done", index, job.key, record.to_json()))
+        else:
+            self._game_death(index, how, job)
+        self._start(index)
+        self._dispatch()
+
+    def _game_death(self, index: int, how: str, job: Job) -> None:
+        self.deaths[job.key] += 1
+        tries = self.deaths[job.key]
+        (self.runner.out / "replays" / f"{job.key}.jsonl").unlink(missing_ok=True)
+        if tries >= MAX_DEATHS:
+            raise ArenaError(
+                f"game {job.key} ({', '.join(job.seating)}) killed its worker {tries} times "
+                f"(the last {how}); the run stops here{_RESUME}")
+        self.queue.appendleft(job)
+        self.ready.append(("retry", index, job.key,
+                           f"worker {index} {how} while playing game {job.key}; a new worker "
+                           f"plays it again from the start (try {tries + 1} of {MAX_DEATHS})"))
+
+    def _idle_death(self, index: int, how: str) -> None:
+        self.deaths[None] += 1
+        if self.deaths[None] >= MAX_DEATHS:
+            raise ArenaError(f"worker processes died {self.deaths[None]} times outside any "
+                             f"game (the last {how}); the run stops here{_RESUME}")
+        self.ready.append(("retry", index, None, f"worker {index} {how} outside a game; "
+                                                 "a new worker takes its place"))
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        workers = list(self.workers.values())
+        if kind is None:
+            for worker in workers:
+                with contextlib.suppress(OSError):
+                    worker.conn.send(None)
+            deadline = time.monotonic() + 30
+        else:
+            for worker in workers:
+                if worker.process.is_alive():
+                    os.kill(worker.process.pid or 0, signal.SIGTERM)
+            deadline = time.monotonic() + 10
+        for worker in workers:
+            worker.process.join(max(0.1, deadline - time.monotonic()))
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(1)
+            worker.conn.close()
+
+
+_RESUME = ("; the games committed so far are kept: once that is fixed, run again with "
+           "--resume")
+
+
+class _ParentGone(Exception):
+    """The parent's end of the pipe is closed: nobody is left to tell anything."""
+
+
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
+def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
+                faults: FaultPolicy, game: str, rules: dict[str, Json], out: Path,
+                fingerprint: str, referee: RefereeFactory, conn: Connection) -> None:
+    """Play the jobs the parent sends on `conn` until it sends None; commit each game and
+    report it. Any error is reported in one line before the worker exits.
+
+    Ctrl-C is left to the parent (which stops the workers); SIGTERM exits through the
+    referee's context manager, so no bot process is left behind.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    key: GameKey | None = None
+    try:
+        store = Store.open(out, fingerprint)
+        try:
+            with referee(bots, time_control, faults, out / "logs" / f"worker-{index}") as ref:
+                while (job := _receive(conn)) is not None:
+                    key = job.key
+                    _send(conn, ("start", index, key, None))
+                    record = _play(ref, store, game, rules, job, out)
+                    _send(conn, ("done", index, key, record.to_json()))
+                    key = None
+        finally:
+            with contextlib.suppress(Exception):
+                store.close()
+    except _ParentGone:
+        pass
+    except Exception as exc:  # noqa: BLE001 - our bug, a bad setup or a full disk: say it
+        full = disk_full(exc)
+        event = ("full", index, key, full) if full else \
+            ("error", index, key, _failure(exc, out, index))
+        with contextlib.suppress(_ParentGone):
+            _send(conn, event)
+    finally:
+        conn.close()
+
+
+def _receive(conn: Connection) -> Job | None:
+    try:
+        job: Job | None = conn.recv()
+    except (EOFError, OSError) as exc:
+        raise _ParentGone from exc
+    return job
+
+
+def _send(conn: Connection, event: Event) -> None:
+    try:
+        conn.send(event)
+    except OSError as exc:
+        raise _ParentGone from exc
+
+
+def _play(ref: Any, store: Store, game: str, rules: dict[str, Json], job: Job,
+          out: Path) -> GameRecord:
+    """Play and commit one game; a game that did not get committed leaves no replay file."""
+    replay = out / "replays" / f"{job.key}.jsonl"
+    try:
+        record: GameRecord = ref.play(game, rules, job.seed, job.seating, replay)
+        store.add_game(job.key, record)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            replay.unlink(missing_ok=True)
+        raise
+    return record
+
+
+def _failure(exc: Exception, out: Path, index: int) -> str:
+    """Describe a failed game in one line; an unexpected error's traceback goes to a file."""
+    if isinstance(exc, ArenaError):
+        return str(exc)
+    path = out / "logs" / f"worker-{index}" / "error.log"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(traceback.format_exc())
+    except OSError:
+        return f"{type(exc).__name__}: {exc}"
+    return f"{type(exc).__name__}: {exc} (traceback in {path})"
