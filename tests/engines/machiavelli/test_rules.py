@@ -91,7 +91,7 @@ def test_illegal_actions_change_nothing(players: int) -> None:
     [
         ("build", "must be a JSON object"),
         ({"type": "fly"}, "unknown action type"),
-        ({"type": "pick_character", "character": "king"}, "not allowed for a 'turn'"),
+        ({"type": "pick_character", "character": "king"}, 'not allowed for a "turn"'),
         ({"type": "build"}, "missing field"),
         ({"type": "build", "district": "manor", "x": 1}, "unexpected field"),
         ({"type": "build", "district": "Manor"}, "unknown district"),
