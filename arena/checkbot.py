@@ -11,6 +11,7 @@ changed.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import secrets
@@ -204,15 +205,12 @@ class _Observer:
         self.slowest_ms = 0.0
         self.requested: set[int] = set()
         self.answered: set[int] = set()
-        """This game's request ids (each game numbers its requests from 1), and those answered."""
-        self.timed_out: set[int] = set()
-        """Ids of earlier games' requests left unanswered: a late answer may still come."""
-        self.game = 0
+        """The ids of the requests sent to the candidate, and of those it answered in time."""
         self.late: list[int] = []
         """Ids of requests answered after their deadline (the referee dropped the answer)."""
         self.wrong_ids: list[str] = []
-        self.wrong_for: set[tuple[int, int]] = set()
-        """The (game, request) pairs that got an action with a wrong id while pending."""
+        self.wrong_for: set[int] = set()
+        """The requests that got an action with a wrong id while they were pending."""
         self.injected_before: int | None = None
         """The id of the first request sent after the injected error."""
         self.answered_after_error: bool | None = None
@@ -262,23 +260,17 @@ class _Observer:
 
     def _misdirected(self, got: int) -> None:
         """An action whose id is not the pending request's: late, or a wrong id."""
-        if (got in self.requested and got not in self.answered) or got in self.timed_out:
+        if got in self.requested and got not in self.answered:
             # the answer to a request that timed out: one cause, reported as a timeout
             self.late.append(got)
             return
         if self.pending is not None:
-            self.wrong_for.add((self.game, self.pending))
+            self.wrong_for.add(self.pending)
             if self.pending == self.injected_before:
                 self.answered_after_error = True  # it did answer after the error
         again = " (already answered)" if got in self.answered else ""
         self.wrong_ids.append(f"action id {got}{again} while request {self.pending} was "
                               "pending")
-
-    def new_game(self) -> None:
-        """Start counting the requests of the next game."""
-        self.timed_out |= self.requested - self.answered
-        self.requested, self.answered, self.pending = set(), set(), None
-        self.game += 1
 
     def take_actions(self) -> list[str]:
         """Return the actions seen since the last call, and forget them."""
@@ -317,6 +309,8 @@ class _Run:
         """The candidate's actions in each game of `records`, in order."""
         self.end_reported = False
         """Whether a failed check already names the end of the bot's process as its cause."""
+        self.ids = itertools.count(1)
+        """Request ids, as in a referee run: increasing, never reused across games."""
 
     def run(self) -> CheckReport:
         transport = ZmqTransport(self.options.endpoint)
@@ -403,9 +397,8 @@ class _Run:
         seat = index % self.players
         table = [SeatPlayer(f"random-{i}", builtin="random") for i in range(self.players)]
         table[seat] = SeatPlayer.remote(BOT_NAME, peer, alive=process.alive)
-        observer.new_game()
         return run_game(self.engine, self.options.rules, self.options.seed + index, table,
-                        observer, self.options.time, FaultPolicy(max_faults=3))
+                        observer, self.options.time, FaultPolicy(max_faults=3), ids=self.ids)
 
     def _judge_play(self, observer: _Observer, process: BotProcess) -> None:
         seats = [next(s for s in r.seats if s.bot == BOT_NAME) for r in self.records]
