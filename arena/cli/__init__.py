@@ -2,7 +2,8 @@
 
 Each command lives in its own module of this package and is added to `main` below.
 Errors we raise on purpose (`ArenaError`) exit with status 1 and a clear message;
-usage errors exit with status 2 (click's own).
+usage errors exit with status 2 (click's own); Ctrl-C exits with status 130 in every
+command (128 + SIGINT, what a shell reports for an interrupted program).
 """
 
 from __future__ import annotations
@@ -15,15 +16,32 @@ import click
 from arena import __version__
 from arena.core.errors import ArenaError
 
+INTERRUPTED = 130
+
 
 class ArenaGroup(click.Group):
-    """A group that turns `ArenaError` into a clean error message (exit 1)."""
+    """A group that turns `ArenaError` into a clean error message (exit 1) and Ctrl-C into
+    exit 130, and lists each command's whole first sentence (click would cut it at 80
+    columns)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except ArenaError as exc:
             raise click.ClickException(str(exc)) from exc
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(INTERRUPTED)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=1000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 @click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -54,6 +72,10 @@ def _add_commands() -> None:
     main.add_command(run)
     main.add_command(standings)
 
+    from arena.cli.verify import verify
+
+    main.add_command(verify)
+
     from arena.cli.play import play, replay
 
     main.add_command(play)
@@ -62,6 +84,10 @@ def _add_commands() -> None:
     from arena.cli.check_bot import check_bot_command
 
     main.add_command(check_bot_command)
+
+    from arena.cli.doctor import doctor
+
+    main.add_command(doctor)
 
 
 _add_commands()

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
+from arena.referee.sandbox import SandboxMode
 from arena.referee.spec import LOOPBACK_TCP
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -55,3 +56,13 @@ def tcp_option() -> Callable[[F], F]:
 def endpoint(tcp: bool) -> str | None:
     """Return the referee endpoint for `--tcp` (None: ipc in a private directory)."""
     return LOOPBACK_TCP if tcp else None
+
+
+def sandbox_option(default: str | None = SandboxMode.AUTO.value) -> Callable[[F], F]:
+    """`--sandbox auto|bwrap|none`: how bot processes are isolated (docs/security.md)."""
+    where = "the file's `sandbox:`, else auto" if default is None else default
+    return click.option("--sandbox", type=click.Choice([m.value for m in SandboxMode]),
+                        default=default,
+                        help="Isolate each bot: bwrap (bubblewrap, or refuse to run), auto "
+                             "(bwrap where this machine allows it, else none, said loudly) "
+                             f"or none (trusted bots). Default: {where}. See `arena doctor`.")

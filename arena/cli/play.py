@@ -9,23 +9,25 @@ import tempfile
 from pathlib import Path
 
 import click
-from rich.table import Table
 
 from arena.cli.options import (
     endpoint,
     move_ms_option,
     parse_rules,
     rules_option,
+    sandbox_option,
     startup_ms_option,
     tcp_option,
 )
-from arena.cli.ui import console
+from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ArenaError
 from arena.core.record import GameRecord
 from arena.games import REGISTRY
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
 from arena.referee.replay import Step, read_replay
 from arena.referee.review import check_replay, engine_for, seat_view
+from arena.referee.sandbox import SandboxMode, SandboxPolicy
+from arena.tournament.config import SEED_LIMIT
 
 PYTHONS = ("python", "python3")
 
@@ -57,14 +59,15 @@ def _show_step(step: Step) -> None:
 
 
 def _render(record: GameRecord) -> None:
-    table = Table(title=f"{record.game}  seed {record.seed}  {record.termination.value}  "
-                        f"{record.decisions} decisions", title_justify="left")
-    for column in ("seat", "bot", "version", "place", "score", "faults", "timeouts", "forfeit",
-                   "time ms"):
-        table.add_column(column, justify="right" if column != "bot" else "left")
+    table = fitted_table(f"{record.game}  seed {record.seed}  {record.termination.value}  "
+                         f"{record.decisions} decisions",
+                         [("seat", "right"), ("bot", "left"), ("version", "left"),
+                          ("place", "right"), ("score", "right"), ("F/T", "right"),
+                          ("forfeit", "left"), ("ms", "right")],
+                         caption="F/T: faults / timeouts; ms: time used")
     for s in sorted(record.seats, key=lambda s: (s.placing, s.seat)):
         table.add_row(str(s.seat), s.bot, s.version, str(s.placing), str(s.score),
-                      str(s.faults), str(s.timeouts), s.forfeit.value if s.forfeit else "",
+                      f"{s.faults}/{s.timeouts}", s.forfeit.value if s.forfeit else "",
                       f"{s.time_ms:.1f}")
     console.print(table)
     for fault in record.faults:
@@ -72,11 +75,12 @@ def _render(record: GameRecord) -> None:
                       f"{fault.kind.value}: {fault.detail}", highlight=False)
 
 
-@click.command()
+@click.command(short_help="Play one game between bots and print the placings.")
 @click.argument("game", type=click.Choice(REGISTRY.names()))
 @click.option("--bot", "-b", "bots", multiple=True, required=True, metavar="NAME=CMD",
               help="A bot per seat, in seat order: a command (`python x.py`) or builtin:random.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Game seed.")
+@click.option("--seed", type=click.IntRange(0, SEED_LIMIT - 1), default=1, show_default=True,
+              help="Game seed (0 to 2**63 - 1).")
 @rules_option()
 @move_ms_option()
 @click.option("--bank-ms", type=click.IntRange(min=0), default=0, show_default=True,
@@ -89,26 +93,49 @@ def _render(record: GameRecord) -> None:
 @click.option("--workdir", type=click.Path(path_type=Path, file_okay=False),
               help="Keep bot logs in WORKDIR/logs (default: a temporary directory).")
 @tcp_option()
+@sandbox_option()
 @click.option("-v", "--verbose", is_flag=True, help="Show every decision and public event.")
 def play(game: str, bots: tuple[str, ...], seed: int, rule_pairs: tuple[str, ...],
          move_ms: int, bank_ms: int, startup_ms: int, max_faults: int, replay: Path | None,
-         workdir: Path | None, tcp: bool, verbose: bool) -> None:
-    """Play one game of GAME between bots, one --bot per seat, and print the placings."""
+         workdir: Path | None, tcp: bool, sandbox: str, verbose: bool) -> None:
+    """Play one game of GAME between bots, one --bot per seat, and print the placings.
+
+    Exit status: 0 when every bot played its game to the end, 3 when a bot could not
+    start, crashed, hit a limit or forfeited (the game was still played and recorded),
+    1 for an error, 2 for a usage error, 130 when interrupted.
+    """
     specs = [parse_bot(text) for text in bots]
     rules = parse_rules(rule_pairs)
     REGISTRY.get(game).resolve_rules(len(specs), rules)
     time = TimeControl(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     with tempfile.TemporaryDirectory(prefix="arena-play-") as scratch:
         with Referee(specs, time, FaultPolicy(max_faults), workdir or Path(scratch),
-                     endpoint=endpoint(tcp)) as referee:
+                     endpoint=endpoint(tcp), sandbox=SandboxPolicy(SandboxMode(sandbox)),
+                     hide=[replay.resolve().parent] if replay else []) as referee:
             record = referee.play(game, rules, seed, [s.name for s in specs], replay,
                                   on_step=_show_step if verbose else None)
     _render(record)
     if replay is not None:
         console.print(f"replay: {replay}", highlight=False)
+    if _report_trouble(record):
+        sys.exit(3)
 
 
-@click.command()
+def _report_trouble(record: GameRecord) -> bool:
+    """Print each forfeit with its reason and each alarm; return whether there was any."""
+    names = {str(s.seat): s.bot for s in record.seats}
+    forfeits = record.details.get("forfeits") or {}
+    alarms = record.details.get("alarms") or []
+    for seat, why in sorted(forfeits.items()):
+        err_console.print(f"[yellow]{names.get(seat, seat)} (seat {seat}) forfeited: {why}[/]",
+                          highlight=False)
+    for alarm in alarms:
+        err_console.print(f"[bold red]ALARM against {alarm['bot']}: {alarm['kind']}: "
+                          f"{alarm['detail']}[/]", highlight=False)
+    return bool(forfeits or alarms)
+
+
+@click.command(short_help="Show a recorded game, as one seat saw it, or check it.")
 @click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
 @click.option("--seat", type=int, default=None, help="Show the game as this seat saw it.")
 @click.option("--check", is_flag=True, help="Re-simulate with the engine and report mismatches.")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -13,50 +15,104 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from arena.cli.ui import console, err_console
-from arena.tournament.config import load_config, preflight
+from arena.cli.options import sandbox_option
+from arena.cli.ui import console, err_console, fitted_table
+from arena.core.errors import ArenaError
+from arena.referee.sandbox import SandboxMode, SandboxPolicy
+from arena.tournament.config import MAX_CONCURRENCY, load_config, preflight
 from arena.tournament.outputs import standings_csv, standings_from_store
 from arena.tournament.pairing import table_sizes
-from arena.tournament.runner import Interrupted, Runner, jobs_of, static_schedule
+from arena.tournament.runner import (
+    Interrupted,
+    Runner,
+    isolation_warning,
+    jobs_of,
+    static_schedule,
+)
 from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.standings import Standings
+from arena.tournament.verify import replay_warnings
 
 LIVE_TOP = 8
+TABLE_COST_S = 0.05
+"""Below this cost (seconds) the live table is recomputed after every stored game."""
+PROGRESS_LINES = 100
+"""About how many progress lines a run prints when the output is not a terminal."""
 
 
-@click.command()
+@click.command(short_help="Run a tournament file (YAML; see docs/tournaments.md).")
 @click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
 @click.option("--resume", is_flag=True, help="Continue an interrupted run in the same --out.")
-@click.option("--concurrency", "-j", type=click.IntRange(min=1), default=None,
+@click.option("--concurrency", "-j", type=click.IntRange(1, MAX_CONCURRENCY), default=None,
               help="Worker processes (default: the file's `concurrency`, else one per core).")
 @click.option("--out", "-o", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Output directory (default: the file's `out`, else runs/<name>).")
+              help="Output directory, relative to the current directory (default: the "
+                   "file's `out`, relative to the file, else runs/<name>).")
 @click.option("--dry-run", is_flag=True, help="Print the schedule and the game count only.")
+@sandbox_option(default=None)
 def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
-        dry_run: bool) -> None:
-    """Run the tournament described in FILE (YAML; see docs/tournaments.md)."""
+        dry_run: bool, sandbox: str | None) -> None:
+    """Run the tournament described in FILE (YAML; see docs/tournaments.md).
+
+    On a terminal a live view shows the progress, the running games and the top of the
+    table; in a pipe or a CI log a plain line reports the progress as games finish.
+    Ctrl-C exits with status 130; `--resume` continues.
+    """
     config = load_config(file)
     out = out or config.out
     if dry_run:
         _dry_run(config)
         return
     preflight(config)
-    view = _LiveView()
+    check_out(out)
+    if sandbox is not None:
+        config = replace(config, sandbox=SandboxPolicy(SandboxMode(sandbox),
+                                                       config.sandbox.limits))
+    if (note := isolation_warning(config)) is not None:
+        err_console.print(f"[bold yellow]{note}[/]")
+    view = _LiveView() if console.is_terminal else None
+    lines = _ProgressLines()
     runner = Runner(config, out, concurrency=concurrency, resume=resume,
-                    on_progress=view.update)
-    view.runner = runner
+                    on_progress=lines.update if view is None else view.update)
     try:
-        with Live(view.render(), console=console, refresh_per_second=4,
-                  transient=True) as live:
-            view.live = live
+        if view is None:
             table = runner.run()
+        else:
+            view.runner = runner
+            with Live(view.render(), console=console, refresh_per_second=4,
+                      transient=True) as live:
+                view.live = live
+                table = runner.run()
     except Interrupted as exc:
         err_console.print(f"[yellow]{exc}[/]\nResume with: arena run {file} --resume "
                           f"--out {out}")
         sys.exit(130)
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise ArenaError(f"cannot write the results in {out}: {exc.strerror or exc}"
+                         f"{where}") from None
     console.print(render_table(table, f"{config.name}: final standings "
                                       f"({table.games} games)"))
     console.print(f"Results in {out}/ (results.sqlite, results.json, standings.csv, replays/)")
+
+
+def check_out(out: Path) -> None:
+    """Refuse an output directory that cannot be created or written, creating nothing.
+
+    Raises:
+        ArenaError: `out` (or its nearest existing parent) is not a writable directory.
+    """
+    target = out
+    try:
+        while not target.exists() and target != target.parent:
+            target = target.parent
+        usable = target.is_dir()
+    except OSError as exc:
+        raise ArenaError(f"output directory {out}: {exc.strerror}") from None
+    if not usable:
+        raise ArenaError(f"output directory {out}: {target} is not a directory")
+    if not os.access(target, os.W_OK | os.X_OK):
+        raise ArenaError(f"output directory {out}: {target} is not writable")
 
 
 def _dry_run(config: object) -> None:
@@ -75,13 +131,14 @@ def _dry_run(config: object) -> None:
         return
     total = 0
     for plan in plans:
-        jobs = jobs_of(plan, config.seed)
+        jobs = jobs_of(plan, config.seed, None)
         total += len(jobs)
         rest = f"  byes: {', '.join(plan.byes)}" if plan.byes else ""
         console.print(f"[bold]round {plan.round}[/]{rest}")
         for job in jobs:
             console.print(f"  table {job.key.table} game {job.key.repeat}: "
-                          f"{' | '.join(job.seating)}  (seed {job.seed})")
+                          f"{' | '.join(job.seating)}")
+    console.print("game seeds: secret, from the seed and a salt drawn when the run starts")
     console.print(f"{config.name}: {config.format.value}, {len(plans)} rounds, {total} games")
 
 
@@ -95,18 +152,28 @@ class _LiveView:
         self.runner: Runner | None = None
         self.live: Live | None = None
         self.state = RunProgress()
-        self.last_table = 0.0
         self.table: Standings | None = None
+        self.table_done = -1
+        self.table_at = 0.0
+        self.table_cost = 0.0
 
     def update(self, state: RunProgress) -> None:
         self.state = state
         self.bar.update(self.task, total=state.total or None, completed=state.done)
-        now = time.monotonic()
-        if self.runner is not None and now - self.last_table > 0.5:
+        if self.runner is not None and state.done != self.table_done and self._table_due():
+            started = time.monotonic()
             self.table = self.runner.live_standings()
-            self.last_table = now
+            self.table_done = state.done
+            self.table_at = time.monotonic()
+            self.table_cost = self.table_at - started
         if self.live is not None:
             self.live.update(self.render())
+
+    def _table_due(self) -> bool:
+        """Recompute the table after each stored game, unless the table is so large that
+        recomputing takes a noticeable time: then at most 5% of the time goes to it."""
+        return (self.table_cost < TABLE_COST_S
+                or time.monotonic() - self.table_at > 20 * self.table_cost)
 
     def render(self) -> Group:
         s = self.state
@@ -120,14 +187,58 @@ class _LiveView:
         return Group(*parts)  # type: ignore[arg-type]
 
 
+class _ProgressLines:
+    """Progress for a pipe or a CI log: a plain line as games finish (about
+    `PROGRESS_LINES` in a whole run), each with the counts, the faults and an ETA."""
+
+    def __init__(self) -> None:
+        self.seen = -1
+        self.shown = 0
+
+    def update(self, state: RunProgress) -> None:
+        if self.seen < 0:
+            stored = f", {state.resumed} already stored" if state.resumed else ""
+            click.echo(f"{state.total} games to play{stored}")
+            self.shown = state.done
+        if state.done == self.seen or state.last is None:
+            self.seen = state.done
+            return
+        self.seen = state.done
+        step = max(1, state.total // PROGRESS_LINES)
+        if state.done - self.shown < step and state.done < state.total:
+            return
+        self.shown = state.done
+        click.echo(progress_line(state))
+
+
+def progress_line(state: RunProgress) -> str:
+    """Return one plain line: games done, the last game's placings, faults, time and ETA."""
+    record = state.last
+    assert record is not None
+    label = Path(record.replay).stem if record.replay else "game"
+    order = ", ".join(f"{s.placing} {s.bot}" for s in sorted(record.seats,
+                                                            key=lambda s: s.placing))
+    elapsed = time.monotonic() - state.started
+    played = state.done - state.resumed
+    eta = elapsed / played * (state.total - state.done) if played else 0.0
+    return (f"[{state.done}/{state.total}] {label}: {order} | faults {state.faults}, "
+            f"timeouts {state.timeouts}, forfeits {state.crashes} | {_clock(elapsed)} "
+            f"elapsed, ETA {_clock(eta)}")
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 def render_table(table: Standings, title: str, limit: int | None = None) -> Table:
-    """Return the standings as a rich table."""
-    out = Table(title=title, title_justify="left",
-                caption="F/T/C: faults / timeouts / crashes and forfeits", caption_justify="left")
-    for name, justify in (("#", "right"), ("bot", "left"), ("games", "right"),
-                          ("points", "right"), ("Elo ± 95%", "right"), ("win %", "right"),
-                          ("mean place", "right"), ("F/T/C", "right")):
-        out.add_column(name, justify=justify, no_wrap=name != "bot")  # type: ignore[arg-type]
+    """Return the standings as a table that fits 80 columns (long bot names wrap)."""
+    out = fitted_table(title, [("#", "right"), ("bot", "left"), ("games", "right"),
+                               ("points", "right"), ("Elo ±95%", "right"), ("win%", "right"),
+                               ("place", "right"), ("F/T/C", "right")],
+                       caption="place: mean placing; F/T/C: faults / timeouts / crashes "
+                               "and forfeits")
     for row in table.rows[:limit]:
         if row.fit_elo is not None and row.interval is not None:
             elo = f"{row.fit_elo:.0f} ± {row.interval:.0f}"
@@ -140,13 +251,19 @@ def render_table(table: Standings, title: str, limit: int | None = None) -> Tabl
     return out
 
 
-@click.command()
+@click.command(short_help="Print the standings of the tournament run in DIRECTORY.")
 @click.argument("directory", type=click.Path(path_type=Path, exists=True, file_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
               show_default=True, help="Output format.")
 def standings(directory: Path, fmt: str) -> None:
-    """Print the standings of a finished or running tournament in DIRECTORY."""
+    """Print the standings of a finished or running tournament in DIRECTORY.
+
+    Warns on stderr about each game whose replay is missing or no longer matches the
+    digest stored with it (`arena verify DIRECTORY` checks everything).
+    """
     settings, table = standings_from_store(directory)
+    for warning in replay_warnings(directory):
+        click.echo(f"warning: {warning}", err=True)
     if fmt == "json":
         click.echo(json.dumps({"tournament": settings, **table.to_json()}, indent=1))
     elif fmt == "csv":

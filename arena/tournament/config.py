@@ -27,7 +27,9 @@ from arena.core.game import Json
 from arena.core.options import suggest
 from arena.core.registry import Registry
 from arena.referee.players import BUILTINS
+from arena.referee.sandbox import SandboxPolicy
 from arena.referee.spec import BotSpec, FaultPolicy, Restart, TimeControl
+from arena.tournament.isolation import bot_network, sandbox_policy
 from arena.tournament.pairing import ALL_SUBSETS_LIMIT, table_sizes
 from arena.tournament.yamlpos import LineDict, LineList, load
 
@@ -81,6 +83,8 @@ class TournamentConfig:
     transport: str = "ipc"
     """How bots reach the referee: `ipc` (a private socket file) or `tcp` (loopback; for
     ZeroMQ libraries without ipc, such as JeroMQ). It changes no result."""
+    sandbox: SandboxPolicy = SandboxPolicy()
+    """The bots' sandbox and limits (`sandbox:`, `limits:`; see docs/security.md)."""
 
     def bot(self, name: str) -> BotSpec:
         """Return the bot called `name`."""
@@ -89,14 +93,14 @@ class TournamentConfig:
 
 TOP_KEYS = ("name", "game", "rules", "players_per_game", "format", "rounds",
             "games_per_pairing", "time", "faults", "concurrency", "seed", "out", "bots",
-            "transport",
+            "transport", "sandbox", "limits",
             "challengers", "points", "bye_points", "max_games")
-UNSCORED = ("out", "concurrency", "name", "transport", "max_games")
+UNSCORED = ("out", "concurrency", "name", "transport", "max_games", "sandbox", "limits")
 """Keys that change neither the schedule nor the results: not in the fingerprint."""
 REQUIRED = ("name", "game", "bots")
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms")
 FAULT_KEYS = ("max_faults",)
-BOT_KEYS = ("name", "cmd", "cwd", "env", "restart")
+BOT_KEYS = ("name", "cmd", "cwd", "env", "restart", "network")
 TRANSPORTS = ("ipc", "tcp")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 SEED_LIMIT = 2**63
@@ -234,6 +238,7 @@ class _Builder:
         if transport not in TRANSPORTS:
             p.add(doc.line_of("transport"),
                   f"transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
+        sandbox = sandbox_policy(doc, p.add)
         if p.items:
             return None
         raw = {k: _plain(doc.get(k)) for k in TOP_KEYS if k not in UNSCORED}
@@ -244,7 +249,7 @@ class _Builder:
             seed=seed or 0, out=self._out(name),
             bots=tuple(bots), challengers=tuple(challengers), points=points,
             bye_points=bye, fingerprint=fingerprint, source=self.p.source,
-            bot_lines=bot_lines, transport=transport,
+            bot_lines=bot_lines, transport=transport, sandbox=sandbox,
         )
 
     # scalars -------------------------------------------------------------------------
@@ -480,7 +485,8 @@ class _Builder:
             return None
         directory = str((self.base / cwd).resolve()) if cwd else str(self.base)
         return BotSpec(str(name), argv, directory,
-                       {str(k): str(v) for k, v in env.items()}, Restart(restart))
+                       {str(k): str(v) for k, v in env.items()}, Restart(restart),
+                       network=bot_network(item, self.p.add))
 
     def _challengers(self, fmt: Format, names: list[str]) -> list[str]:
         value = self.doc.get("challengers", [])

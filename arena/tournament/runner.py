@@ -3,9 +3,10 @@
 Each worker process owns one referee (and so its own bot processes, reused across its
 games), takes jobs from a queue, plays them and commits every finished game to the
 database itself, so a game is stored the moment it ends even if this process dies. Game
-seeds are derived from (tournament seed, round, table, repeat), so a game's result never
-depends on the worker that ran it, and `--resume` plays exactly the missing games. A Swiss
-round is paired from the stored results of the earlier rounds only, so a resumed run
+seeds are derived from (tournament seed, the run's secret salt, round, table, repeat), so a
+game's result never depends on the worker that ran it, nobody can compute a deal from the
+published file (`arena.tournament.secret`), and `--resume` plays exactly the missing games.
+A Swiss round is paired from the stored results of the earlier rounds only, so a resumed run
 recomputes the same pairings (and checks them against the recorded ones).
 """
 
@@ -25,13 +26,13 @@ from typing import Any, Protocol
 from arena.core.errors import ArenaError, StoreError
 from arena.core.game import Json
 from arena.core.record import GameRecord
-from arena.core.rng import derive_seed
 from arena.referee.spec import LOOPBACK_TCP, BotSpec, FaultPolicy, TimeControl
 from arena.tournament.config import Format, TournamentConfig, preflight
 from arena.tournament.outputs import write_outputs
 from arena.tournament.pairing import History, RoundPlan, gauntlet, round_robin, swiss_round
+from arena.tournament.secret import ensure_salt, game_seed, read_salt
 from arena.tournament.standings import PointsRule, Standings, compute, ranking
-from arena.tournament.store import DB_NAME, GameKey, Store, StoredGame
+from arena.tournament.store import DB_NAME, PUBLIC, GameKey, Store, StoredGame
 from arena.tournament.workers import DiskFull, Pool, disk_full
 
 log = logging.getLogger(__name__)
@@ -80,11 +81,11 @@ class Progress:
     last: GameRecord | None = None
 
 
-def jobs_of(plan: RoundPlan, seed: int) -> list[Job]:
-    """Return the games of one round, with their derived seeds."""
-    return [Job(GameKey(plan.round, t.index, r), seating,
-                derive_seed(seed, plan.round, t.index, r))
+def jobs_of(plan: RoundPlan, seed: int, salt: str | None) -> list[Job]:
+    """Return the games of one round, with their seeds (`salt` None: the public derivation)."""
+    keys = [(GameKey(plan.round, t.index, r), seating)
             for t in plan.tables for r, seating in enumerate(t.seatings)]
+    return [Job(key, seating, game_seed(seed, salt, key)) for key, seating in keys]
 
 
 def static_schedule(config: TournamentConfig) -> list[RoundPlan] | None:
@@ -129,11 +130,12 @@ class Runner:
                  on_progress: Callable[[Progress], None] | None = None) -> None:
         self.config, self.out, self.resume = config, out, resume
         self.concurrency = concurrency or config.concurrency or os.cpu_count() or 1
-        self.referee = referee if referee is not None else _default_referee(config.transport)
+        self.referee = referee if referee is not None else _default_referee(config, out)
         self.on_progress = on_progress or (lambda progress: None)
         self.progress = Progress()
         self.games: list[StoredGame] = []
         self.rounds: list[RoundPlan] = []
+        self.salt: str | None = None
 
     def run(self) -> Standings:
         """Play every missing game, write results.json and standings.csv, return the table.
@@ -193,26 +195,33 @@ class Runner:
                 raise StoreError(f"{self.out} already holds {held} game(s) of this "
                                  "tournament: add --resume to continue it, or pick another --out")
             store.set_meta("settings", settings(self.config))
+            self.salt = self._salt(store, held)
         except BaseException:
             store.close()
             raise
         return store
 
+    def _salt(self, store: Store, held: int) -> str | None:
+        if store.seeds == PUBLIC:  # begun before salts: the rest is seeded the same way
+            return None
+        return read_salt(self.out) if held else ensure_salt(self.out)
+
     def _play_all(self, store: Store, pool: Pool) -> None:
         plans = static_schedule(self.config)
         if plans is not None:
-            self.progress.total = sum(len(jobs_of(p, 0)) for p in plans)
+            self.progress.total = sum(len(jobs_of(p, 0, None)) for p in plans)
             for plan in plans:
                 self._record_round(store, plan)
-            self._play(store, pool, [j for p in plans for j in jobs_of(p, self.config.seed)])
+            seed = self.config.seed
+            self._play(store, pool, [j for p in plans for j in jobs_of(p, seed, self.salt)])
             return
         rounds = self.config.rounds or 1
         for number in range(1, rounds + 1):
             plan = self._swiss_plan(number)
             if number == 1:
-                self.progress.total = len(jobs_of(plan, 0)) * rounds
+                self.progress.total = len(jobs_of(plan, 0, None)) * rounds
             self._record_round(store, plan)
-            self._play(store, pool, jobs_of(plan, self.config.seed))
+            self._play(store, pool, jobs_of(plan, self.config.seed, self.salt))
 
     def _swiss_plan(self, number: int) -> RoundPlan:
         earlier = [p for p in self.rounds if p.round < number]
@@ -263,12 +272,24 @@ class Runner:
             self.progress.crashes += 1 if seat.forfeit is not None else 0
 
 
-def _default_referee(transport: str) -> RefereeFactory:
+def _default_referee(config: TournamentConfig, out: Path) -> RefereeFactory:
     from arena.referee import Referee
 
-    if transport == "tcp":
-        return functools.partial(Referee, endpoint=LOOPBACK_TCP)
-    return Referee
+    # The run directory is hidden from every sandboxed bot; the parent says once whether
+    # bots run without a sandbox (see `isolation_warning`), not each worker.
+    return functools.partial(Referee, endpoint=LOOPBACK_TCP if config.transport == "tcp"
+                             else None, sandbox=config.sandbox, hide=(out,), announce=False)
+
+
+def isolation_warning(config: TournamentConfig) -> str | None:
+    """The loud line to print once per run when bots will run without a sandbox.
+
+    Raises:
+        ConfigError: `sandbox: bwrap` where bubblewrap does not work.
+    """
+    from arena.referee.sandbox import resolve, warning
+
+    return warning(resolve(config.sandbox))
 
 
 def _stored(store: Store, key: GameKey) -> GameRecord | None:

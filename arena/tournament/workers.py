@@ -256,7 +256,8 @@ def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
     try:
         store = Store.open(out, fingerprint)
         try:
-            with referee(bots, time_control, faults, out / "logs" / f"worker-{index}") as ref:
+            # every worker logs into OUT/logs/NAME.log: one log file per bot per run
+            with referee(bots, time_control, faults, out) as ref:
                 while (job := _receive(conn)) is not None:
                     key = job.key
                     _send(conn, ("start", index, key, None))
