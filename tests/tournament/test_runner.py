@@ -9,8 +9,6 @@ import logging
 import os
 import re
 import sqlite3
-import time
-from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from arena.tournament.config import TournamentConfig, parse_config
 from arena.tournament.runner import Job, Progress, Runner, static_schedule
 from arena.tournament.store import GameKey, Store, StoredGame
 from arena.tournament.workers import DiskFull, Pool
+from tests.conditions import wait_until
 from tests.tournament.fakes import (
     VICTIM,
     AlwaysDiesReferee,
@@ -164,18 +163,10 @@ def test_an_error_is_read_even_when_its_worker_exited_before_the_parent_looked(
     with Pool(runner, lambda key: None) as pool:
         pool.submit(job)
         worker = pool.workers[0].process
-        wait_until(lambda: worker.exitcode is not None)  # gone before anything was read
+        wait_until(lambda: worker.exitcode is not None, "the worker exited")  # before a read
         with pytest.raises(ArenaError, match=r"failed in worker 0: RuntimeError: boom"):
             while True:
                 pool.next_event()
-
-
-def wait_until(condition: Callable[[], bool], what: str = "the condition") -> None:
-    """Poll `condition`; fail only if it never holds (the deadline is generous on purpose)."""
-    deadline = time.monotonic() + 120
-    while not condition():
-        assert time.monotonic() < deadline, f"{what} never happened"
-        time.sleep(0.01)
 
 
 def stored_games(out: Path, cfg: TournamentConfig) -> list[StoredGame]:
