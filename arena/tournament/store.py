@@ -1,7 +1,8 @@
 """The results database: one SQLite file (WAL) per tournament, the source of truth.
 
-Every finished game is committed the moment it ends, with its seats; each round's pairing
-is stored before its games are played. Standings and ratings are always derived from
+Every finished game is committed the moment it ends, with its seats and the sha256 digest
+of its (then complete) replay file; each round's pairing is stored before its games are
+played. Standings and ratings are always derived from
 these rows. A database belongs to one tournament fingerprint; opening it with another
 file, or while another run holds it, or when it is damaged, raises `StoreError` and never
 changes what is stored.
@@ -10,6 +11,7 @@ changes what is stored.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import sqlite3
@@ -21,10 +23,13 @@ from pathlib import Path
 from typing import IO
 
 from arena.core.errors import StoreError
-from arena.core.record import GameRecord
+from arena.core.game import Json
+from arena.core.record import GameRecord, SeatRecord
 from arena.tournament.pairing import RoundPlan
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+"""2 added `games.digest` and the `seeds` meta key; a version-1 database is migrated when a
+run opens it (readers cope with either)."""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rounds (round INTEGER PRIMARY KEY, pairing TEXT NOT NULL);
@@ -32,7 +37,7 @@ CREATE TABLE IF NOT EXISTS games (
     round INTEGER NOT NULL, tbl INTEGER NOT NULL, repeat INTEGER NOT NULL,
     seed INTEGER NOT NULL, game TEXT NOT NULL, termination TEXT NOT NULL,
     decisions INTEGER NOT NULL, faults TEXT NOT NULL, replay TEXT, record TEXT NOT NULL,
-    finished REAL NOT NULL, PRIMARY KEY (round, tbl, repeat));
+    finished REAL NOT NULL, digest TEXT, PRIMARY KEY (round, tbl, repeat));
 CREATE TABLE IF NOT EXISTS seats (
     round INTEGER NOT NULL, tbl INTEGER NOT NULL, repeat INTEGER NOT NULL,
     seat INTEGER NOT NULL, bot TEXT NOT NULL, version TEXT NOT NULL,
@@ -41,6 +46,9 @@ CREATE TABLE IF NOT EXISTS seats (
     PRIMARY KEY (round, tbl, repeat, seat));
 """
 DB_NAME = "results.sqlite"
+SALTED, PUBLIC = "salted", "public"
+"""Values of the `seeds` meta key: game seeds derive from the tournament seed and the run's
+secret salt, or (databases from before salts) from the tournament seed alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +69,29 @@ class StoredGame:
 
     key: GameKey
     record: GameRecord
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """A stored game as its rows hold it, for checking them against each other and the replay."""
+
+    key: GameKey
+    columns: dict[str, Json]
+    """`seed`, `game`, `termination`, `decisions` and `replay` of the games row."""
+    seats: tuple[SeatRecord, ...]
+    """The seats rows."""
+    record: GameRecord | None
+    """The stored record (what standings are computed from); None when it does not parse."""
+    error: str | None
+    """Why the record does not parse."""
+    digest: str | None
+    """The sha256 of the replay file when the game was committed (None before schema 2)."""
+
+
+def file_digest(path: Path) -> str:
+    """Return the sha256 hex digest of a file."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 class Store:
@@ -110,7 +141,7 @@ class Store:
                         db.execute(statement)
                 db.executemany("INSERT INTO meta VALUES (?, ?)", [
                     ("schema", SCHEMA_VERSION), ("fingerprint", fingerprint or ""),
-                    ("name", name), ("created", str(time.time()))])
+                    ("name", name), ("created", str(time.time())), ("seeds", SALTED)])
         elif "meta" not in tables:
             raise StoreError(f"{self.path} is not an arena results database")
         stored = self.meta("fingerprint")
@@ -119,6 +150,29 @@ class Store:
                 f"{self.path} holds the results of another tournament file (tournament "
                 f"{self.meta('name')!r}, fingerprint {stored}; this file has {fingerprint}): "
                 "its games were left untouched; use another --out")
+        self._check_schema(migrate=create)
+
+    def _check_schema(self, migrate: bool) -> None:
+        version = self.meta("schema")
+        if version == SCHEMA_VERSION:
+            return
+        if version != "1":
+            raise StoreError(f"{self.path} has schema version {version}, which this arena "
+                             f"(schema {SCHEMA_VERSION}) does not know: use a newer arena")
+        if not migrate:  # readers cope with version 1; only a run writes the migration
+            return
+        with self.transaction():
+            if self.meta("schema") == SCHEMA_VERSION:  # another run migrated it meanwhile
+                return
+            self.db.execute("ALTER TABLE games ADD COLUMN digest TEXT")
+            held = self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
+                ("schema", SCHEMA_VERSION), ("seeds", PUBLIC if held else SALTED)])
+
+    @property
+    def seeds(self) -> str:
+        """How this run's game seeds derive: `SALTED` or `PUBLIC` (before salts)."""
+        return self.meta("seeds") or PUBLIC
 
     def meta(self, key: str) -> str | None:
         """Return a meta value."""
@@ -187,14 +241,21 @@ class Store:
 
     # games -------------------------------------------------------------------------------
     def add_game(self, key: GameKey, record: GameRecord) -> bool:
-        """Commit one finished game and its seats; False if that game was already stored."""
+        """Commit one finished game and its seats; False if that game was already stored.
+
+        The replay, complete once the referee returns the record, is digested here.
+        """
+        replay = Path(record.replay) if record.replay else None
+        digest = file_digest(replay) if replay is not None and replay.is_file() else None
         with self.transaction():
             cursor = self.db.execute(
-                "INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO games (round, tbl, repeat, seed, game, termination, "
+                "decisions, faults, replay, record, finished, digest) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (key.round, key.table, key.repeat, record.seed, record.game,
                  record.termination.value, record.decisions,
                  json.dumps([f.to_json() for f in record.faults]), record.replay,
-                 json.dumps(record.to_json(), sort_keys=True), time.time()))
+                 json.dumps(record.to_json(), sort_keys=True), time.time(), digest))
             if cursor.rowcount == 0:
                 return False
             self.db.executemany(
@@ -209,15 +270,56 @@ class Store:
         try:
             rows = self.db.execute(
                 "SELECT round, tbl, repeat, record FROM games ORDER BY round, tbl, repeat")
-            return [StoredGame(GameKey(r, t, g), GameRecord.from_json(json.loads(rec)))
-                    for r, t, g, rec in rows]
+            games = []
+            for r, t, g, text in rows:
+                record, error = _parse_record(text)
+                if record is None:
+                    raise StoreError(f"{self.path}: the stored record of game "
+                                     f"{GameKey(r, t, g)} is not valid ({error})")
+                games.append(StoredGame(GameKey(r, t, g), record))
+            return games
         except sqlite3.DatabaseError as exc:
             raise _explain(self.path, exc) from exc
+
+    def game_rows(self) -> list[GameRow]:
+        """Return every stored game as its rows hold it, in schedule order."""
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
+        digest = "digest" if "digest" in columns else "NULL"
+        try:
+            seats: dict[GameKey, list[SeatRecord]] = {}
+            for r, t, g, *rest in self.db.execute(
+                    "SELECT round, tbl, repeat, seat, bot, version, placing, score, faults, "
+                    "timeouts, forfeit, time_ms FROM seats ORDER BY round, tbl, repeat, seat"):
+                names = ("seat", "bot", "version", "placing", "score", "faults", "timeouts",
+                         "forfeit", "time_ms")
+                seats.setdefault(GameKey(r, t, g), []).append(
+                    SeatRecord.from_json(dict(zip(names, rest, strict=True))))
+            rows = []
+            for r, t, g, seed, game, term, decisions, replay, text, dig in self.db.execute(
+                    "SELECT round, tbl, repeat, seed, game, termination, decisions, replay, "
+                    f"record, {digest} FROM games ORDER BY round, tbl, repeat"):
+                key = GameKey(r, t, g)
+                record, error = _parse_record(text)
+                rows.append(GameRow(key, {"seed": seed, "game": game, "termination": term,
+                                          "decisions": decisions, "replay": replay},
+                                    tuple(seats.get(key, ())), record, error, dig))
+            return rows
+        except (sqlite3.DatabaseError, KeyError, ValueError, TypeError) as exc:
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise _explain(self.path, exc) from exc
+            raise StoreError(f"{self.path}: a seats row is not valid ({exc!r})") from exc
 
     def keys(self) -> set[GameKey]:
         """Return the keys of the committed games."""
         rows = self.db.execute("SELECT round, tbl, repeat FROM games")
         return {GameKey(r, t, g) for r, t, g in rows}
+
+
+def _parse_record(text: object) -> tuple[GameRecord | None, str | None]:
+    try:
+        return GameRecord.from_json(json.loads(str(text))), None
+    except (ValueError, KeyError, TypeError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"
 
 
 def _explain(path: Path, exc: sqlite3.DatabaseError) -> StoreError:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -91,6 +92,8 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None
     assert stored(tmp_path / "whole") == GAMES
 
     cut = tmp_path / "cut"
+    cut.mkdir()  # the same secret salt, so the same deals as the uninterrupted run
+    shutil.copy(tmp_path / "whole" / "secret.salt", cut / "secret.salt")
     process = start(file, cut, capture=False)
     wait_for(cut, 20, process)
     process.send_signal(signal.SIGKILL)

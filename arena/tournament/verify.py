@@ -1,0 +1,414 @@
+"""`arena verify`: re-simulate every replay of a run and check it against what is stored.
+
+A replay is checked in three ways. Its bytes against the sha256 digest stored when the game
+was committed. Its play against the engine (`arena.referee.review.check_replay`: every
+decision, every event, the final placings and scores). And its content against the
+stored game: seed (and that the seed is the one the tournament seed and the run's secret
+salt give for that game), game and rules, seats and bots (and the recorded pairing),
+placings, scores, termination and decision count, in the games row, the seats rows and the
+stored record alike. The standings are then recomputed from the verified games and
+compared with results.json and standings.csv. Replay files that no stored game references
+are reported as well. Each mismatch is one line naming the game (or file) and what
+differs.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.core.errors import ArenaError, StoreError
+from arena.core.game import Json, Termination
+from arena.core.record import GameRecord, SeatRecord
+from arena.core.registry import Registry
+from arena.referee.replay import Replay, read_replay
+from arena.referee.review import check_replay
+from arena.tournament.outputs import results_json, standings_csv
+from arena.tournament.pairing import RoundPlan
+from arena.tournament.secret import game_seed, read_salt
+from arena.tournament.standings import PointsRule, Standings, compute
+from arena.tournament.store import PUBLIC, GameRow, Store, StoredGame, file_digest
+
+REPLAYS = "replays"
+
+
+@dataclass
+class Report:
+    """What `verify_run` found: mismatches (each one line) and notes (not failures)."""
+
+    games: int = 0
+    decisions: int = 0
+    mismatches: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    compared: list[str] = field(default_factory=list)
+    """The derived files the recomputed standings were compared with."""
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing mismatched."""
+        return not self.mismatches
+
+    def summary(self, directory: Path) -> str:
+        """Return the one-line verdict."""
+        files = f"; standings match {' and '.join(self.compared)}" if self.compared else ""
+        if self.ok:
+            return (f"{directory}: {self.games} games verified, {self.decisions} decisions "
+                    f"re-simulated, no mismatch{files}")
+        return f"{directory}: {len(self.mismatches)} mismatch(es) in {self.games} games"
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """What the checks need from the database and the run directory."""
+
+    directory: Path
+    rows: list[GameRow]
+    rounds: dict[int, RoundPlan]
+    settings: dict[str, Json]
+    salt: str | None
+    salt_known: bool
+
+
+def verify_run(directory: Path, registry: Registry) -> Report:
+    """Check every stored game of the run in `directory` against its replay and the engine.
+
+    Raises:
+        StoreError: no usable results database in `directory`.
+    """
+    report = Report()
+    run = _load(directory, report)
+    report.games = len(run.rows)
+    verified: list[StoredGame] = []
+    for row in run.rows:
+        record = _check_game(run, row, registry, report)
+        if record is not None:
+            verified.append(StoredGame(row.key, record))
+    _check_unreferenced(run, report)
+    if len(verified) == len(run.rows):  # a missing game would make every row differ
+        table = _standings(run, verified)
+        _check_results_json(run, table, verified, report)
+        _check_standings_csv(run, table, report)
+    else:
+        report.notes.append("standings not compared: not every game could be verified")
+    return report
+
+
+def replay_warnings(directory: Path) -> list[str]:
+    """Return one line per stored game whose replay is missing, differs from its digest, or
+    ends with an outcome other than the stored result (a cheap check, without the engine).
+
+    Raises:
+        StoreError: no usable results database in `directory`.
+    """
+    store = Store.open(directory, None)
+    try:
+        rows = store.game_rows()
+    finally:
+        store.close()
+    warnings = []
+    for row in rows:
+        path = _replay_path(directory, row)
+        shown = _shown(directory, path)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            warnings.append(f"{row.key}: replay {shown} is missing")
+            continue
+        if row.digest is not None and hashlib.sha256(data).hexdigest() != row.digest:
+            warnings.append(f"{row.key}: replay {shown} does not match the digest stored "
+                            "with the game (changed after it was committed)")
+            continue
+        differs = _last_outcome_differs(data, row)
+        if differs:
+            warnings.append(f"{row.key}: the stored result differs from the outcome in "
+                            f"replay {shown} ({differs})")
+    return warnings
+
+
+def _last_outcome_differs(data: bytes, row: GameRow) -> str | None:
+    """Say how the stored record differs from the record on the replay's last line (a
+    replay without one is left to `arena verify`: a truncated file fails its digest)."""
+    try:
+        line = json.loads(data.rstrip().rsplit(b"\n", 1)[-1])
+        written = GameRecord.from_json(line["record"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    if row.record is None:
+        return f"the stored record does not parse: {row.error}"
+    problems = _differ(written, row.record)
+    return "; ".join(problems) if problems else None
+
+
+# loading -------------------------------------------------------------------------------
+
+
+def _load(directory: Path, report: Report) -> _Run:
+    store = Store.open(directory, None)
+    try:
+        rows, rounds = store.game_rows(), store.rounds()
+        settings = json.loads(store.meta("settings") or "{}")
+        seeds = store.seeds
+    finally:
+        store.close()
+    salt, known = None, True
+    if seeds == PUBLIC:
+        report.notes.append("this run predates secret salts: its game seeds derive from the "
+                            "tournament seed alone")
+    elif rows:
+        try:
+            salt = read_salt(directory)
+        except StoreError as exc:
+            report.mismatches.append(f"secret.salt: {exc} (game seeds not checked)")
+            known = False
+    undigested = sum(1 for r in rows if r.digest is None)
+    if undigested:
+        report.notes.append(f"{undigested} game(s) were stored without a replay digest "
+                            "(before digests): their replays are checked by re-simulation")
+    return _Run(directory, rows, {p.round: p for p in rounds}, settings, salt, known)
+
+
+def _replay_path(directory: Path, row: GameRow) -> Path:
+    name = Path(str(row.columns["replay"])).name if row.columns["replay"] else None
+    return directory / REPLAYS / (name or f"{row.key}.jsonl")
+
+
+def _shown(directory: Path, path: Path) -> str:
+    return str(path.relative_to(directory)) if path.is_relative_to(directory) else str(path)
+
+
+# one game ------------------------------------------------------------------------------
+
+
+def _check_game(run: _Run, row: GameRow, registry: Registry,
+                report: Report) -> GameRecord | None:
+    """Check one game; return its verified record (None when its replay is unusable)."""
+    problems: list[str] = []
+    path = _replay_path(run.directory, row)
+    if path.name != f"{row.key}.jsonl":
+        problems.append(f"stored replay path {row.columns['replay']!r} is not this game's "
+                        f"({row.key}.jsonl)")
+    replay = _read(run.directory, row, path, problems)
+    truth = None
+    if replay is not None:
+        try:
+            simulated = check_replay(replay, registry)
+        except ArenaError as exc:
+            simulated = [str(exc)]
+        problems += [f"re-simulation: {p}" for p in simulated]
+        report.decisions += len(replay.steps)
+        truth = _truth(replay, problems) if not simulated else None
+    if truth is not None:
+        problems += _compare_stored(truth, row)
+        problems += _check_schedule(run, row, truth)
+    if row.error is not None:
+        problems.append(f"the stored record does not parse ({row.error})")
+    report.mismatches += [f"{row.key}: {p}" for p in problems]
+    return truth
+
+
+def _read(directory: Path, row: GameRow, path: Path, problems: list[str]) -> Replay | None:
+    shown = _shown(directory, path)
+    if not path.is_file():
+        problems.append(f"replay {shown} is missing")
+        return None
+    if row.digest is not None and file_digest(path) != row.digest:
+        problems.append(f"replay {shown} differs from the digest stored with the game")
+    try:
+        return read_replay(path)
+    except (ArenaError, OSError, UnicodeDecodeError) as exc:
+        problems.append(f"replay {shown} cannot be read ({exc})")
+        return None
+
+
+def _truth(replay: Replay, problems: list[str]) -> GameRecord | None:
+    """Return the game as the replay and the engine establish it.
+
+    Placings, scores and termination come from the outcome line (which `check_replay` has
+    just compared with the engine); bots from the header; what only the referee knows
+    (faults, forfeits, time used) from the record in the outcome line.
+    """
+    header, outcome, written = replay.header, replay.outcome, replay.record
+    if outcome is None or written is None:
+        problems.append("the replay has no outcome line")
+        return None
+    try:
+        bots = {int(b["seat"]): b for b in header["bots"]}
+        placings, scores = list(outcome["placings"]), list(outcome["scores"])
+        seats = tuple(
+            SeatRecord(s.seat, str(bots[s.seat]["name"]), str(bots[s.seat]["version"]),
+                       int(placings[s.seat]), int(scores[s.seat]), s.faults, s.timeouts,
+                       s.forfeit, s.time_ms)
+            for s in written.seats)
+        truth = GameRecord(str(header["game"]), dict(header["rules"]), int(header["seed"]),
+                           Termination(outcome["termination"]), seats, len(replay.steps),
+                           written.faults, written.details, written.replay)
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        problems.append(f"the replay's header or outcome is not valid ({exc!r})")
+        return None
+    if len(seats) != int(header["players"]) or len(seats) != len(bots):
+        problems.append("the replay's header and outcome disagree on the seats")
+    problems += [f"the replay's outcome line: {p}" for p in _differ(truth, written)]
+    return truth
+
+
+def _compare_stored(truth: GameRecord, row: GameRow) -> list[str]:
+    problems = [f"stored record: {p}" for p in _differ(truth, row.record)] \
+        if row.record is not None else []
+    columns = row.columns
+    for name, value in (("seed", truth.seed), ("game", truth.game),
+                        ("termination", truth.termination.value),
+                        ("decisions", truth.decisions)):
+        if columns[name] != value:
+            problems.append(f"games row: {name} {columns[name]!r}, replay {value!r}")
+    problems += [f"seats rows: {p}" for p in _differ_seats(truth.seats, row.seats)]
+    return problems
+
+
+def _differ(truth: GameRecord, stored: GameRecord) -> list[str]:
+    """Return what `stored` says differently from `truth`, one item per field."""
+    problems = []
+    for name in ("seed", "game", "termination", "decisions"):
+        mine, theirs = getattr(truth, name), getattr(stored, name)
+        if mine != theirs:
+            problems.append(f"{name} {_plain(theirs)!r}, replay {_plain(mine)!r}")
+    if dict(truth.rules) != dict(stored.rules):
+        problems.append("rules differ from the replay's")
+    return problems + _differ_seats(truth.seats, stored.seats)
+
+
+def _differ_seats(truth: Sequence[SeatRecord], stored: Sequence[SeatRecord]) -> list[str]:
+    if len(truth) != len(stored):
+        return [f"{len(stored)} seats, replay {len(truth)}"]
+    problems = []
+    for mine, theirs in zip(truth, stored, strict=True):
+        for name in ("seat", "bot", "version", "placing", "score"):
+            if getattr(mine, name) != getattr(theirs, name):
+                problems.append(f"seat {mine.seat} {name} {getattr(theirs, name)!r}, "
+                                f"replay {getattr(mine, name)!r}")
+    return problems
+
+
+def _plain(value: object) -> object:
+    return value.value if isinstance(value, Termination) else value
+
+
+def _check_schedule(run: _Run, row: GameRow, truth: GameRecord) -> list[str]:
+    """The game must be one the recorded pairing scheduled, with the seed it was due."""
+    problems = []
+    seating = tuple(s.bot for s in truth.seats)
+    plan = run.rounds.get(row.key.round)
+    tables = plan.tables if plan is not None else ()
+    if not 0 <= row.key.table < len(tables) or not \
+            0 <= row.key.repeat < len(tables[row.key.table].seatings):
+        problems.append("no such game in the recorded pairing")
+    elif tables[row.key.table].seatings[row.key.repeat] != seating:
+        expected = " | ".join(tables[row.key.table].seatings[row.key.repeat])
+        problems.append(f"seats {' | '.join(seating)}, the recorded pairing has {expected}")
+    if run.salt_known and "seed" in run.settings:
+        due = game_seed(int(str(run.settings["seed"])), run.salt, row.key)
+        if truth.seed != due:
+            problems.append(f"seed {truth.seed} is not the one this run's tournament seed and "
+                            "secret salt give this game")
+    return problems
+
+
+# the run as a whole --------------------------------------------------------------------
+
+
+def _check_unreferenced(run: _Run, report: Report) -> None:
+    folder = run.directory / REPLAYS
+    if not folder.is_dir():
+        return
+    referenced = {_replay_path(run.directory, row).name for row in run.rows}
+    for path in sorted(folder.iterdir()):
+        if path.name not in referenced:
+            report.mismatches.append(
+                f"{REPLAYS}/{path.name}: no stored game references this file (planted, or "
+                "left by a game an interruption cut off)")
+
+
+def _standings(run: _Run, games: Sequence[StoredGame]) -> Standings:
+    settings = run.settings
+    bots = settings.get("bots") or sorted({s.bot for g in games for s in g.record.seats})
+    points = settings.get("points")
+    bye = settings.get("bye_points")
+    rule = PointsRule(tuple(float(str(p)) for p in points) if isinstance(points, list) else None,
+                      float(str(bye)) if bye is not None else None)
+    return compute([str(b) for b in bots] if isinstance(bots, list) else [], games,
+                   list(run.rounds.values()), rule, int(str(settings.get("table_size", 2))),
+                   settings.get("format") == "swiss", True, int(str(settings.get("seed", 0))))
+
+
+def _check_results_json(run: _Run, table: Standings, games: Sequence[StoredGame],
+                        report: Report) -> None:
+    path = run.directory / "results.json"
+    if not path.is_file():
+        return
+    report.compared.append("results.json")
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(found, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as exc:
+        report.mismatches.append(f"results.json: cannot be read ({exc})")
+        return
+    ordered = sorted(games, key=lambda g: (g.key.round, g.key.table, g.key.repeat))
+    expected = json.loads(json.dumps(results_json(run.settings, table, ordered,
+                                                  sorted(run.rounds.values(),
+                                                         key=lambda p: p.round))))
+    lines = _differ_rows("results.json", expected.get("standings"), found.get("standings"),
+                         "bot")
+    lines += _differ_rows("results.json", _without_paths(expected.get("games")),
+                          _without_paths(found.get("games")), "key")
+    for key in sorted(set(expected) | set(found)):
+        if key not in ("standings", "games") and expected.get(key) != found.get(key):
+            lines.append(f"results.json: {key!r} differs from what the verified games give")
+    report.mismatches += lines
+
+
+def _without_paths(games: object) -> object:
+    # the replay path is where the run wrote it (relative to its working directory)
+    if not isinstance(games, list):
+        return games
+    return [{k: v for k, v in g.items() if k != "replay"} if isinstance(g, dict) else g
+            for g in games]
+
+
+def _differ_rows(where: str, expected: object, found: object, by: str) -> list[str]:
+    """Compare two lists of JSON objects keyed by `by`, one line per differing field."""
+    if not isinstance(expected, list) or not isinstance(found, list) or not all(
+            isinstance(r, dict) and by in r for r in [*expected, *found]):
+        return [] if expected == found else [f"{where}: rows keyed by {by!r} expected"]
+    mine = {str(r[by]): r for r in expected}
+    theirs = {str(r[by]): r for r in found}
+    lines = [f"{where}: {name} is missing" for name in mine if name not in theirs]
+    lines += [f"{where}: {name} is not among the verified games' rows"
+              for name in theirs if name not in mine]
+    for name in (n for n in mine if n in theirs):
+        lines += [f"{where}: {name} {k} {theirs[name].get(k)!r}, verified games give "
+                  f"{mine[name].get(k)!r}" for k in _keys(mine[name], theirs[name])
+                  if mine[name].get(k) != theirs[name].get(k)]
+    return lines
+
+
+def _keys(*rows: Mapping[str, object]) -> list[str]:
+    return sorted({k for row in rows for k in row})
+
+
+def _check_standings_csv(run: _Run, table: Standings, report: Report) -> None:
+    path = run.directory / "standings.csv"
+    if not path.is_file():
+        return
+    report.compared.append("standings.csv")
+    try:
+        found = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    except (OSError, ValueError, csv.Error) as exc:
+        report.mismatches.append(f"standings.csv: cannot be read ({exc})")
+        return
+    expected = list(csv.DictReader(io.StringIO(standings_csv(table))))
+    report.mismatches += _differ_rows("standings.csv", expected, found, "bot")
