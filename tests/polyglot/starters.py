@@ -1,7 +1,8 @@
 """The starter bots outside Python: how to build, test and start each one.
 
 A missing toolchain skips a test with the reason, except under CI=true, where it fails:
-"any language" must be shown on every CI run, not silently skipped.
+"any language" must be shown on every CI run, not silently skipped. (A plain local
+`pytest` leaves the toolchain tests out altogether; see tests/conftest.py.)
 """
 
 from __future__ import annotations
