@@ -11,11 +11,12 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from contextlib import closing
 from pathlib import Path
 
 import pytest
+
+from tests.conditions import PATIENCE_S, wait_until
 
 BOTS = ["builtin:random"] * 5 + ["builtin:default"] * 2
 TOURNAMENT = """\
@@ -55,11 +56,11 @@ def start(file: Path, out: Path, capture: bool = True) -> subprocess.Popen[bytes
 
 
 def wait_for(out: Path, games: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while stored(out) < games:
+    def there() -> bool:
         assert process.poll() is None, process.returncode
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+        return stored(out) >= games
+
+    wait_until(there, f"{games} games stored")
 
 
 def children(pid: int) -> list[int]:
@@ -96,9 +97,11 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None
     shutil.copy(tmp_path / "whole" / "secret.salt", cut / "secret.salt")
     process = start(file, cut, capture=False)
     wait_for(cut, 20, process)
+    workers = children(process.pid)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    time.sleep(1.5)  # orphaned workers finish and commit their game, then see the parent gone
+    # orphaned workers finish and commit their game, then see the parent gone
+    wait_until(lambda: not [pid for pid in workers if alive(pid)], "the orphaned workers ended")
     partial = stored(cut)
     assert 20 <= partial < GAMES
     again = subprocess.run(arena("run", str(file), "--out", str(cut)), capture_output=True,
@@ -124,11 +127,10 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path, sig: int) -
     workers = children(process.pid)
     assert workers
     process.send_signal(sig)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=PATIENCE_S)
     assert process.returncode == 130, err.decode()
     assert f"arena run {file} --resume --out {out}" in err.decode().replace("\n", "")
-    time.sleep(0.5)
-    assert not [pid for pid in workers if alive(pid)]
+    wait_until(lambda: not [pid for pid in workers if alive(pid)], "the workers ended")
     assert 5 <= stored(out) < GAMES
     with closing(sqlite3.connect(out / "results.sqlite")) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
