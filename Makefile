@@ -18,7 +18,10 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# Each demo starts afresh (runs/demo holds the last demo only), so it can be run again
+# and again and always ends with the standings.
 demo: $(STAMP)
+	rm -rf runs/demo
 	$(BIN)/arena run tournaments/demo.yaml --out runs/demo
 
 lint: $(STAMP)

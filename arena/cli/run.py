@@ -70,7 +70,7 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
                                                        config.sandbox.limits))
     if (note := isolation_warning(config)) is not None:
         err_console.print(f"[bold yellow]{note}[/]")
-    view = _LiveView() if console.is_terminal else None
+    view = _LiveView() if live_view_wanted() else None
     lines = _ProgressLines()
     runner = Runner(config, out, concurrency=concurrency, resume=resume,
                     on_progress=lines.update if view is None else view.update)
@@ -94,6 +94,11 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     console.print(render_table(table, f"{config.name}: final standings "
                                       f"({table.games} games)"))
     console.print(f"Results in {out}/ (results.sqlite, results.json, standings.csv, replays/)")
+
+
+def live_view_wanted() -> bool:
+    """Whether to draw the live view: on a terminal only (a pipe or a log gets lines)."""
+    return console.is_terminal
 
 
 def check_out(out: Path) -> None:

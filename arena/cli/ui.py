@@ -6,9 +6,13 @@ rich is imported only by the `arena.cli` package.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from typing import Literal
 
+from rich import box
 from rich.console import Console
 from rich.logging import RichHandler
+from rich.table import Table
 
 console = Console()
 err_console = Console(stderr=True)
@@ -20,3 +24,23 @@ def setup_logging(level: str) -> None:
     logger.setLevel(level)
     if not any(isinstance(h, RichHandler) for h in logger.handlers):
         logger.addHandler(RichHandler(console=err_console, show_path=False))
+
+
+Justify = Literal["left", "right"]
+WRAPPED = ("bot", "version")
+"""Columns that may wrap (folding a long name onto a second line); all others stay whole."""
+
+
+def fitted_table(title: str, columns: Sequence[tuple[str, Justify]],
+                 caption: str | None = None) -> Table:
+    """Return a compact table (a rule under the header, no vertical lines) that fits 80
+    columns: when it is too wide only the `WRAPPED` columns give way, by wrapping, so no
+    name or number is ever cut short."""
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left",
+                  box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+    for name, justify in columns:
+        if name in WRAPPED:
+            table.add_column(name, justify=justify, overflow="fold")
+        else:
+            table.add_column(name, justify=justify, no_wrap=True)
+    return table

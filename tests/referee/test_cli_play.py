@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.referee import Referee
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = f"python {ROOT / 'sample_bots' / 'python' / 'random_bot.py'}"
@@ -74,3 +77,69 @@ def test_verbose_shows_public_events_only(runner: CliRunner) -> None:
     assert result.exit_code == 0, result.output
     assert "character_picked" in result.output
     assert "own_pick" not in result.output  # private to the picker
+
+
+def test_ctrl_c_exits_130_in_play_as_in_run(runner: CliRunner,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Referee, "play", interrupted)
+    result = runner.invoke(main, ["play", "machiavelli", "-b", "a=builtin:random",
+                                  "-b", "b=builtin:random"])
+    assert result.exit_code == 130
+    assert result.output == "interrupted\n"
+
+
+def test_a_seed_outside_0_to_2_63_is_a_usage_error(runner: CliRunner) -> None:
+    for seed in ("-1", str(2**63)):
+        result = runner.invoke(main, ["play", "machiavelli", "--seed", seed,
+                                      "-b", "a=builtin:random", "-b", "b=builtin:random"])
+        assert result.exit_code == 2 and "--seed" in result.output
+
+
+def test_max_rounds_beyond_its_bound_is_one_clear_line(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["play", "machiavelli", "-r", "max_rounds=1000000000000",
+                                  "-b", "a=builtin:random", "-b", "b=builtin:random"])
+    assert result.exit_code == 1
+    assert "'max_rounds': 1000000000000 is not an integer from 1 to 1000" in result.output
+
+
+def _damaged(runner: CliRunner, tmp_path: Path, damage: Callable[[bytes], bytes]) -> Path:
+    replay = tmp_path / "game.jsonl"
+    result = runner.invoke(main, ["play", "machiavelli", "--replay", str(replay),
+                                  "-b", "a=builtin:random", "-b", "b=builtin:random"])
+    assert result.exit_code == 0, result.output
+    replay.write_bytes(damage(replay.read_bytes()))
+    return replay
+
+
+@pytest.mark.parametrize("option", [[], ["--check"], ["--seat", "1"]])
+def test_a_replay_that_is_not_utf8_is_one_line_with_its_byte_offset(
+        runner: CliRunner, tmp_path: Path, option: list[str]) -> None:
+    def damage(data: bytes) -> bytes:
+        second = data.index(b"\n") + 1
+        return data[:second + 5] + b"\xfe" + data[second + 6:]
+
+    replay = _damaged(runner, tmp_path, damage)
+    offset = replay.read_bytes().index(b"\xfe")
+    result = runner.invoke(main, ["replay", str(replay), *option])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.output == (f"Error: {replay}:2: not UTF-8 text: byte 0xfe at byte "
+                             f"offset {offset}\n")
+
+
+@pytest.mark.parametrize("key", ["action", "seat", "events", "n"])
+def test_a_replay_decision_missing_a_field_is_one_line(runner: CliRunner, tmp_path: Path,
+                                                       key: str) -> None:
+    def damage(data: bytes) -> bytes:
+        lines = data.decode().splitlines()
+        decision = json.loads(lines[1])
+        del decision[key]
+        lines[1] = json.dumps(decision)
+        return ("\n".join(lines) + "\n").encode()
+
+    replay = _damaged(runner, tmp_path, damage)
+    result = runner.invoke(main, ["replay", str(replay)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.output.startswith(f"Error: {replay}:2: the decision's {key!r} is missing")

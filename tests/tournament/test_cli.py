@@ -7,6 +7,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -77,3 +78,64 @@ def test_standings_in_every_format(runner: CliRunner, tmp_path: Path) -> None:
     assert table.exit_code == 0 and "b0" in table.output and "20 games" in table.output
     missing = runner.invoke(main, ["standings", str(tmp_path)])
     assert missing.exit_code == 1 and "no results database" in missing.output
+
+
+def _refused(runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+             content: bytes, *args: str) -> str:
+    """Run `arena run` on `content` from tmp_path; return its one error; nothing is created."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.yaml").write_bytes(content)
+    (tmp_path / "a-file").write_text("")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = runner.invoke(main, ["run", "t.yaml", *args])
+    assert result.exit_code == 1, result.output
+    assert isinstance(result.exception, SystemExit)  # a message, not a traceback
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    return result.output
+
+
+def test_a_file_that_is_not_utf8_is_one_line_with_its_byte_offset(
+        runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    output = _refused(runner, tmp_path, monkeypatch, SMALL.encode().replace(b"small", b"sm\xffall"))
+    assert output == ("Error: t.yaml:1: not UTF-8 text: byte 0xff at byte offset 8; save the "
+                      "file as UTF-8\n")
+
+
+@pytest.mark.parametrize("name", ["../../..", "a/b", "/tmp/x"])
+def test_a_name_that_is_a_path_writes_nothing(runner: CliRunner, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              name: str) -> None:
+    output = _refused(runner, tmp_path, monkeypatch,
+                      SMALL.replace("name: small", f"name: '{name}'").encode())
+    assert f"t.yaml:1: 'name' '{name}' must be a plain file name" in output
+
+
+def test_a_huge_tournament_is_refused_with_its_game_count(
+        runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    output = _refused(runner, tmp_path, monkeypatch,
+                      SMALL.replace("games_per_pairing: 4", "games_per_pairing: 1000000000")
+                      .encode())
+    assert "t.yaml:4: this tournament has 5,000,000,000 games" in output
+
+
+def test_an_output_directory_that_cannot_be_made_is_one_line(
+        runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    output = _refused(runner, tmp_path, monkeypatch, SMALL.encode(), "--out", "a-file/run")
+    assert output == "Error: output directory a-file/run: a-file is not a directory\n"
+    output = _refused(runner, tmp_path, monkeypatch,
+                      (SMALL + "out: a-file/run\n").encode())
+    assert output == (f"Error: output directory {tmp_path}/a-file/run: {tmp_path}/a-file is "
+                      "not a directory\n")
+
+
+def test_out_in_the_file_is_relative_to_the_file(runner: CliRunner, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    here = tmp_path / "cwd"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    (tmp_path / "t.yaml").write_text(SMALL.replace("games_per_pairing: 4",
+                                                   "games_per_pairing: 1") + "out: results\n")
+    result = runner.invoke(main, ["run", str(tmp_path / "t.yaml"), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "results" / "results.sqlite").is_file()
+    assert list(here.iterdir()) == []
