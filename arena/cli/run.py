@@ -242,8 +242,7 @@ def render_table(table: Standings, title: str, limit: int | None = None) -> Tabl
     out = fitted_table(title, [("#", "right"), ("bot", "left"), ("games", "right"),
                                ("points", "right"), ("Elo ±95%", "right"), ("win%", "right"),
                                ("place", "right"), ("F/T/C", "right")],
-                       caption="place: mean placing; F/T/C: faults / timeouts / crashes "
-                               "and forfeits")
+                       caption="place: mean placing; F/T/C: faults, timeouts, forfeits")
     for row in table.rows[:limit]:
         if row.fit_elo is not None and row.interval is not None:
             elo = f"{row.fit_elo:.0f} ± {row.interval:.0f}"
