@@ -32,7 +32,7 @@ from arena.tournament.outputs import results_json, standings_csv
 from arena.tournament.pairing import RoundPlan
 from arena.tournament.secret import game_seed, read_salt
 from arena.tournament.standings import PointsRule, Standings, compute
-from arena.tournament.store import PUBLIC, GameRow, Store, StoredGame, file_digest
+from arena.tournament.store import PUBLIC, GameRow, Store, StoredGame
 
 REPLAYS = "replays"
 
@@ -115,9 +115,9 @@ def replay_warnings(directory: Path) -> list[str]:
         path = _replay_path(directory, row)
         shown = _shown(directory, path)
         try:
-            data = path.read_bytes()
-        except OSError:
-            warnings.append(f"{row.key}: replay {shown} is missing")
+            data = _replay_bytes(path)
+        except OSError as exc:
+            warnings.append(f"{row.key}: replay {shown} {exc.strerror}")
             continue
         if row.digest is not None and hashlib.sha256(data).hexdigest() != row.digest:
             warnings.append(f"{row.key}: replay {shown} does not match the digest stored "
@@ -128,6 +128,22 @@ def replay_warnings(directory: Path) -> list[str]:
             warnings.append(f"{row.key}: the stored result differs from the outcome in "
                             f"replay {shown} ({differs})")
     return warnings
+
+
+def _replay_bytes(path: Path) -> bytes:
+    """Read a replay the game wrote: a regular file, never a link or a FIFO planted there.
+
+    Raises:
+        OSError: `strerror` says why not, as the rest of a sentence.
+    """
+    if not path.exists() and not path.is_symlink():
+        raise OSError(0, "is missing")
+    if path.is_symlink() or not path.is_file():
+        raise OSError(0, "is not a regular file")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise OSError(0, f"cannot be read ({exc.strerror})") from None
 
 
 def _last_outcome_differs(data: bytes, row: GameRow) -> str | None:
@@ -199,6 +215,8 @@ def _check_game(run: _Run, row: GameRow, registry: Registry,
             simulated = check_replay(replay, registry)
         except ArenaError as exc:
             simulated = [str(exc)]
+        except (KeyError, IndexError, TypeError, ValueError) as exc:  # a line of wrong shape
+            simulated = [f"the replay is not valid ({type(exc).__name__}: {exc})"]
         problems += [f"re-simulation: {p}" for p in simulated]
         report.decisions += len(replay.steps)
         truth = _truth(replay, problems) if not simulated else None
@@ -213,10 +231,12 @@ def _check_game(run: _Run, row: GameRow, registry: Registry,
 
 def _read(directory: Path, row: GameRow, path: Path, problems: list[str]) -> Replay | None:
     shown = _shown(directory, path)
-    if not path.is_file():
-        problems.append(f"replay {shown} is missing")
+    try:
+        data = _replay_bytes(path)
+    except OSError as exc:
+        problems.append(f"replay {shown} {exc.strerror}")
         return None
-    if row.digest is not None and file_digest(path) != row.digest:
+    if row.digest is not None and hashlib.sha256(data).hexdigest() != row.digest:
         problems.append(f"replay {shown} differs from the digest stored with the game")
     try:
         return read_replay(path)

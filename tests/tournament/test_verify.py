@@ -198,3 +198,30 @@ def test_game_seeds_are_checked_against_the_secret_salt(runner: CliRunner, run: 
     (run / SALT_NAME).unlink()
     [line] = failed_with(verify(runner, run), run, 1)
     assert line.startswith(f"secret.salt: {run / SALT_NAME} is missing")
+
+
+def test_a_link_in_place_of_a_replay_is_never_followed(runner: CliRunner, run: Path) -> None:
+    key = first_key(run)
+    path = run / "replays" / f"{key}.jsonl"
+    path.unlink()
+    path.symlink_to("/dev/zero")  # read, it would never end
+    [line] = failed_with(verify(runner, run), run, 1)
+    assert line == f"{key}: replay replays/{key}.jsonl is not a regular file"
+    warning = standings(runner, run).stderr
+    assert warning == f"warning: {key}: replay replays/{key}.jsonl is not a regular file\n"
+
+
+def test_a_replay_of_the_wrong_shape_is_a_mismatch_not_a_crash(runner: CliRunner,
+                                                               run: Path) -> None:
+    key = first_key(run)
+    path = run / "replays" / f"{key}.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    outcome = json.loads(lines[-1])
+    del outcome["termination"]
+    lines[-1] = json.dumps(outcome) + "\n"
+    path.write_text("".join(lines))
+    result = verify(runner, run)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.stdout.splitlines() == [
+        f"{key}: replay replays/{key}.jsonl differs from the digest stored with the game",
+        f"{key}: re-simulation: the replay is not valid (KeyError: 'termination')"]
