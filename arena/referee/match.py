@@ -271,8 +271,10 @@ class _Match:
         if (breach := player.breach()) is not None:
             return _Reply(gone=ForfeitReason.LIMIT, request=request_id, why=breach)
         if not player.alive():
-            return _Reply(gone=ForfeitReason.CRASHED, request=request_id,
-                          why=player.breach() or player.describe())
+            why = player.describe()  # first: it also reads a limit the process died of
+            breach = player.breach()
+            return _Reply(gone=ForfeitReason.CRASHED if breach is None else ForfeitReason.LIMIT,
+                          request=request_id, why=breach or why)
         return None
 
     def _unsolicited(self, seat: _Seat, count: int, request_id: int) -> None:
@@ -280,6 +282,20 @@ class _Match:
         before = seat.unsolicited // FLOOD_LIMIT
         seat.unsolicited += count
         if seat.unsolicited // FLOOD_LIMIT > before and seat.forfeit is None:
+            self._fault(seat, (FaultKind.FLOOD, f"{seat.unsolicited} messages sent while not "
+                               f"asked in this game (limit {FLOOD_LIMIT})"), request_id)
+
+    def _stale(self, seat: _Seat, got: int, request_id: int) -> None:
+        """A reply to a request that is not pending: dropped. The first few are answered
+        with `stale_id` (a late reply is an honest bot's mistake); past `FLOOD_LIMIT` in a
+        game each hundred is a `flood` fault, and nothing is answered any more."""
+        seat.unsolicited += 1
+        if seat.unsolicited <= 3:
+            log.warning("%s: dropped a reply to request %d while waiting for %d",
+                        seat.player.name, got, request_id)
+            self._error(seat, ErrorCode.STALE_ID, f"request {got} is not pending; "
+                        f"waiting for {request_id}", got)
+        elif seat.unsolicited % FLOOD_LIMIT == 0 and seat.forfeit is None:
             self._fault(seat, (FaultKind.FLOOD, f"{seat.unsolicited} messages sent while not "
                                f"asked in this game (limit {FLOOD_LIMIT})"), request_id)
 
@@ -304,11 +320,7 @@ class _Match:
             detail = f"expected an action for request {request_id}, got {got}"
             return _Reply(fault=(FaultKind.BAD_MESSAGE, detail), request=request_id)
         if message.id != request_id:
-            log.warning("%s: dropped a reply to request %d while waiting for %d",
-                        seat.player.name, message.id, request_id)
-            seat.unsolicited += 1
-            self._error(seat, ErrorCode.STALE_ID, f"request {message.id} is not pending; "
-                        f"waiting for {request_id}", message.id)
+            self._stale(seat, message.id, request_id)
             return None
         return _Reply(action=message.action, request=request_id)
 

@@ -87,7 +87,13 @@ class _Bot:
         return self.process is not None and self.process.alive()
 
     def describe(self) -> str:
-        return self.process.describe() if self.process is not None else "not running"
+        """How the process ended; reads its limits afresh (it may have died of one before
+        the monitor looked)."""
+        if self.process is None:
+            return "not running"
+        if self.breach is None and not self.process.alive():
+            self.breach = self.process.breach()
+        return self.process.describe()
 
     def over_limit(self) -> str | None:
         return self.breach
@@ -305,7 +311,10 @@ class Referee:
         refused = self._handshake(pending, time.monotonic() + self.time.startup_ms / 1000)
         failed = [*pending.values(), *refused]
         for bot in failed:
-            if not bot.failure:
+            breach = bot.process.breach() if bot.process is not None else None
+            if breach is not None:
+                bot.failure = f"{breach}, before its hello"
+            elif not bot.failure:
                 bot.failure = (f"no valid hello within {self.time.startup_ms} ms"
                                if bot.alive() else f"{bot.describe()} before its hello")
             log.error("%s: %s; it forfeits its games%s", bot.spec.name, bot.failure,
@@ -361,17 +370,19 @@ class Referee:
                      if b.channel is not None and b.channel.number == channel), None)
 
     def _refuse_hello(self, owner: _Bot, peer: bytes, hello: Hello) -> None:
-        """A hello that is not this endpoint's bot's first with its own token."""
-        victim = next((b for b in self._bots.values() if b.token and b.token == hello.token),
+        """A hello that is not this endpoint's bot's first with its own token. In a sandbox
+        a token is known to its own bot only, so the alarm is held against the token's
+        bot when the token is known, else against the endpoint's."""
+        sender = next((b for b in self._bots.values() if b.token and b.token == hello.token),
                       None)
-        if victim is owner:
+        if sender is owner:
             kind, detail = "second_hello", "a second hello for a seat already taken"
-        elif victim is not None:
-            kind, detail = "stolen_token", f"a hello with {victim.spec.name}'s token"
+        elif sender is not None:
+            kind, detail = "wrong_endpoint", f"a hello with {sender.spec.name}'s token"
         else:
             kind, detail = "bad_token", "a hello with an unknown token"
-        self._alarm(owner.spec.name, kind, f"{detail} on {owner.spec.name}'s endpoint "
-                    f"(claimed name {hello.name!r})")
+        self._alarm((sender or owner).spec.name, kind,
+                    f"{detail} on {owner.spec.name}'s endpoint (claimed name {hello.name!r})")
         self._zmq().send(peer, encode(Error(code=ErrorCode.BAD_TOKEN, detail=detail)))
 
     def _alarm(self, bot: str, kind: str, detail: str) -> None:

@@ -1,0 +1,192 @@
+"""A bot that attacks the referee, the other bots or the results in one way (argv[1]), then
+plays random legal moves. Every process it starts carries $ZOO_MARKER in its argv, so the
+tests can tell that none survived. What it found is printed to its log as `FOUND ...`.
+
+Modes: thief, second_hello, snoop, writer, logbypass, setsid, late_setsid, forkbomb, hog,
+flood, and start_hog (the memory hog before its hello).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import zmq
+
+from arena.client import connect
+from arena.protocol import Action, Hello, Request, Shutdown, decode_referee, encode
+from arena.protocol.messages import PROTOCOL_VERSION
+
+MODE = sys.argv[1]
+MARKER = os.environ.get("ZOO_MARKER", "zoo")
+SLEEPER = [sys.executable, "-c", "import time; time.sleep(600)", MARKER]
+
+
+def found(what: str) -> None:
+    print(f"FOUND {what}", flush=True)
+
+
+def foreign_environs() -> list[tuple[str, str]]:
+    """(endpoint, token) of every other process whose environment we can read."""
+    own = os.environ.get("ARENA_TOKEN")
+    stolen = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        with contextlib.suppress(OSError):
+            pairs = dict(p.split("=", 1) for p in environ.read_text(errors="replace")
+                         .split("\0") if "=" in p)
+            token = pairs.get("ARENA_TOKEN")
+            if token and token != own:
+                stolen.append((pairs.get("ARENA_ENDPOINT", ""), token))
+    return stolen
+
+
+def hello_on(endpoint: str, token: str) -> None:
+    """Say hello with `token` on `endpoint` from a fresh socket; report the answer."""
+    context = zmq.Context.instance()
+    socket = context.socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.connect(endpoint)
+    socket.send(encode(Hello(token=token, name="impostor", version="x",
+                             protocol=PROTOCOL_VERSION)))
+    if socket.poll(3000):
+        found(f"answer to a hello on {endpoint}: {socket.recv()[:80]!r}")
+    socket.close(linger=0)
+
+
+def thief() -> None:
+    stolen = foreign_environs()
+    found(f"{len(stolen)} foreign tokens")
+    for endpoint, token in stolen:
+        hello_on(endpoint, token)
+    hello_on(os.environ["ARENA_ENDPOINT"], "guessed-" + os.urandom(8).hex())
+
+
+def snoop() -> None:
+    hits = []
+    for path in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):
+            text = path.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            # the referee's own command line: `arena play --seed 7`, `arena run`, or pytest
+            if any(word in text for word in ("--seed", "pytest", "arena run", "arena play")):
+                hits.append(text)
+    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.endswith((".jsonl", ".sqlite", ".salt")):
+                hits.append(target)
+    found(f"{len(hits)} seed hints {hits[:3]}")
+    secret = os.environ.get("ZOO_RUNDIR", "/nonexistent")
+    found(f"run directory visible: {os.path.exists(secret)}")
+
+
+def writer() -> None:
+    rundir = Path(os.environ.get("ZOO_RUNDIR", "/nonexistent"))
+    for target in (rundir / "results.sqlite", rundir / "replays" / "forged.jsonl",
+                   rundir / "forged.txt"):
+        try:
+            with open(target, "ab") as out:
+                out.write(b"forged\n")
+            found(f"wrote {target}")
+        except OSError as exc:
+            print(f"could not write {target}: {exc}", flush=True)
+    for root, _, files in os.walk("/", onerror=lambda e: None):
+        if root.startswith(("/proc", "/sys", "/dev", "/usr")):
+            continue
+        if "results.sqlite" in files:
+            found(f"a results database in {root}")
+
+
+def logbypass() -> None:
+    written = 0
+    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+        with contextlib.suppress(OSError):
+            if int(fd.parent.parent.name) == os.getpid():
+                continue
+            with open(fd, "ab") as out:
+                out.write(b"FORGED by logbypass\n")
+                written += 1
+    found(f"{written} foreign descriptors written")
+    chunk = b"x" * 65535 + b"\n"
+    for _ in range(80):  # 5 MiB to its own output, far over the test's cap
+        sys.stdout.buffer.write(chunk)
+    sys.stdout.flush()
+
+
+def setsid() -> None:
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execv(sys.executable, SLEEPER)
+        os._exit(0)
+    os.wait()
+
+
+def forkbomb() -> None:
+    started = 0
+    for _ in range(400):  # bounded: enough to pass any sane limit, never the machine's
+        try:
+            subprocess.Popen(SLEEPER)
+            started += 1
+        except OSError:
+            break
+    found(f"{started} processes started")
+
+
+def hog() -> None:
+    block = bytearray(2 << 30)  # 2 GiB, every page touched
+    for i in range(0, len(block), 4096):
+        block[i] = 1
+    found(f"{len(block)} bytes allocated")
+
+
+def flood(socket: zmq.Socket[bytes]) -> int:
+    stray = encode(Action(id=10**9, action=None))
+    sent = 0
+    with contextlib.suppress(zmq.Again):
+        for _ in range(5000):
+            socket.send(stray, zmq.NOBLOCK)
+            sent += 1
+    return sent
+
+
+ATTACKS = {"thief": thief, "snoop": snoop, "writer": writer, "logbypass": logbypass,
+           "setsid": setsid}
+IN_GAME = {"forkbomb": forkbomb, "hog": hog, "late_setsid": setsid}
+"""Attacks made at the first request, once the bot holds its seat."""
+
+
+def main() -> None:
+    if MODE == "start_hog":
+        hog()
+    if MODE in ATTACKS:
+        ATTACKS[MODE]()
+    socket, _ = connect(MODE, "0")
+    flooded = 0
+    while True:
+        message = decode_referee(socket.recv())
+        if isinstance(message, Shutdown):
+            break
+        if not isinstance(message, Request):
+            continue
+        if MODE in IN_GAME and flooded == 0:
+            IN_GAME[MODE]()
+            flooded = 1
+        if MODE == "second_hello" and message.id and flooded == 0:
+            hello_on(os.environ["ARENA_ENDPOINT"], os.environ["ARENA_TOKEN"])
+            flooded = 1
+        if MODE == "flood" and flooded < 100_000:
+            flooded += flood(socket)
+        assert message.options, "the zoo plays machiavelli's option decisions only"
+        socket.send(encode(Action(id=message.id, action=random.choice(message.options))))
+    found(f"{flooded} stray messages")
+    socket.close(linger=0)
+    time.sleep(0)
+
+
+if __name__ == "__main__":
+    main()

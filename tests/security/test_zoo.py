@@ -1,0 +1,128 @@
+"""The hostile-bot zoo: each attack of docs/security.md tried by a real bot in bubblewrap.
+
+Each must hold: the attacked seats keep their seats and hands, the game ends with the right
+result, the attack is recorded against the attacker where it is visible, and no process of
+the run is left.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.core.game import Termination
+from arena.core.record import FaultKind, ForfeitReason
+from arena.referee.limits import Limits
+from arena.referee.match import FLOOD_LIMIT
+from arena.referee.sandbox import SandboxMode
+from arena.referee.spec import LOOPBACK_TCP, TimeControl
+from tests.security.zoo import (
+    assert_neighbours_unharmed,
+    found,
+    need_bwrap,
+    play_attack,
+    survivors,
+)
+
+
+@pytest.fixture(autouse=True)
+def _bwrap() -> None:
+    need_bwrap()
+
+
+@pytest.mark.parametrize("endpoint", [None, LOOPBACK_TCP], ids=["ipc", "tcp"])
+def test_token_theft_finds_nothing_and_a_guessed_token_is_an_alarm(
+        tmp_path: Path, endpoint: str | None) -> None:
+    outcome = play_attack("thief", tmp_path, endpoint=endpoint)
+    assert found(outcome, "0 foreign tokens")
+    assert_neighbours_unharmed(outcome)
+    assert outcome.record.termination is Termination.COMPLETED
+    alarms = outcome.record.details["alarms"]
+    assert [(a["bot"], a["kind"]) for a in alarms] == [("attacker", "bad_token")]
+
+
+def test_without_the_sandbox_tokens_are_readable(tmp_path: Path) -> None:
+    """Why `sandbox: none` is for trusted bots only (and proof the thief really looks)."""
+    outcome = play_attack("thief", tmp_path, mode_sandbox=SandboxMode.NONE)
+    assert not found(outcome, "0 foreign tokens") and found(outcome, "foreign tokens")
+    assert not survivors(outcome.marker)
+
+
+def test_a_second_hello_wins_nothing_and_is_an_alarm(tmp_path: Path) -> None:
+    outcome = play_attack("second_hello", tmp_path)
+    assert_neighbours_unharmed(outcome)
+    assert outcome.record.seats[0].forfeit is None  # its first connection still plays
+    kinds = {(a["bot"], a["kind"]) for a in outcome.record.details["alarms"]}
+    assert kinds & {("attacker", "intruder"), ("attacker", "second_hello")}
+
+
+def test_no_seed_and_no_run_directory_to_snoop(tmp_path: Path) -> None:
+    outcome = play_attack("snoop", tmp_path)
+    assert found(outcome, "0 seed hints")
+    assert found(outcome, "run directory visible: False")
+    assert_neighbours_unharmed(outcome)
+
+
+def test_results_cannot_be_forged(tmp_path: Path) -> None:
+    outcome = play_attack("writer", tmp_path)
+    assert not found(outcome, "wrote") and not found(outcome, "results database")
+    assert not (tmp_path / "forged.txt").exists()
+    assert not (tmp_path / "replays" / "forged.jsonl").exists()
+    assert_neighbours_unharmed(outcome)
+
+
+def test_logs_only_through_the_referee_and_capped(tmp_path: Path) -> None:
+    outcome = play_attack("logbypass", tmp_path)
+    assert found(outcome, "foreign descriptors written")
+    for name, text in outcome.logs.items():  # its own sandbox's pipes lead to its own log
+        assert name == "attacker" or "FORGED" not in text, name
+    attacker_log = tmp_path / "logs" / "attacker.log"
+    assert attacker_log.stat().st_size <= (1 << 20) + 200  # the referee's default cap
+    assert "log capped" in outcome.logs["attacker"]
+    assert_neighbours_unharmed(outcome)
+
+
+def test_a_setsid_grandchild_dies_with_the_bot(tmp_path: Path) -> None:
+    outcome = play_attack("setsid", tmp_path)
+    assert_neighbours_unharmed(outcome)  # includes: no process with its marker is left
+
+
+def test_a_fork_bomb_hits_the_process_limit_and_forfeits(tmp_path: Path) -> None:
+    outcome = play_attack("forkbomb", tmp_path, limits=Limits(processes=32))
+    record = outcome.record
+    assert record.seats[0].forfeit is ForfeitReason.LIMIT
+    limit_faults = [f for f in record.faults if f.kind is FaultKind.LIMIT]
+    assert limit_faults and limit_faults[0].seat == 0
+    assert limit_faults[0].detail.startswith("processes:")
+    assert record.seats[0].placing == 4  # placed last, the game went on
+    assert_neighbours_unharmed(outcome)
+
+
+@pytest.mark.parametrize("mode", ["hog", "start_hog"], ids=["in-game", "before-hello"])
+def test_a_memory_hog_is_killed_at_its_limit_and_forfeits(tmp_path: Path, mode: str) -> None:
+    outcome = play_attack(mode, tmp_path, limits=Limits(memory_mb=200))
+    record = outcome.record
+    assert not found(outcome, "bytes allocated")
+    expected = ForfeitReason.LIMIT if mode == "hog" else ForfeitReason.NO_CONNECT
+    assert record.seats[0].forfeit is expected
+    why = str(record.details["forfeits"]["0"])
+    assert "memory: over its 200 MiB limit" in why, why
+    assert_neighbours_unharmed(outcome)
+
+
+def test_a_grandchild_started_mid_game_dies_with_the_bot(tmp_path: Path) -> None:
+    outcome = play_attack("late_setsid", tmp_path)
+    assert outcome.record.seats[0].forfeit is None
+    assert_neighbours_unharmed(outcome)
+
+
+def test_a_flood_of_stray_messages_costs_only_the_flooder(tmp_path: Path) -> None:
+    tight = TimeControl(move_ms=500, bank_ms=0, startup_ms=20_000)
+    outcome = play_attack("flood", tmp_path, time=tight)
+    record = outcome.record
+    floods = [f for f in record.faults if f.kind is FaultKind.FLOOD]
+    assert floods and all(f.seat == 0 for f in floods)
+    assert all(f.seat == 0 for f in record.faults)
+    assert f"limit {FLOOD_LIMIT}" in floods[0].detail
+    assert_neighbours_unharmed(outcome)
