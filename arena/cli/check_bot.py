@@ -49,6 +49,12 @@ def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int 
     is given as `stdio:CMD`. Exit status 0 only when every check passes.
 
     \b
+    Before the bot's second request it sends one unsolicited `error` (code `unexpected`) on
+    purpose: a bot should log it and answer the request that follows. Each failure is reported
+    once, by the check it concerns, with the hint for its cause; checks that an earlier
+    failure makes meaningless (the process has ended) are "not run".
+
+    \b
     The check "replays a game identically" plays the first game again (same seed, same
     opponents) and compares the bot's actions. A difference is only a WARNING and leaves the
     exit status alone: a bot whose search stops on the clock may vary. Otherwise seed every
@@ -87,6 +93,8 @@ def _render(report: CheckReport) -> None:
     if not report.passed and report.log_tail:
         console.print("[dim]last lines of the bot's output:[/]")
         console.print(report.log_tail, highlight=False, markup=False)
+    elif not report.passed:
+        console.print("[dim]the bot printed nothing (stdout and stderr go to its log)[/]")
     count = len(report.warnings)
     warned = f", with {count} warning{'s' if count > 1 else ''}" if count else ""
     console.print(f"[green]all checks passed[/]{warned}" if report.passed else

@@ -84,6 +84,17 @@ def test_a_forfeit_on_faults_is_not_reported_as_a_dead_process() -> None:
     assert results[CheckId.SHUTDOWN].ok is True
 
 
+def test_cli_names_the_signal_and_gives_the_crash_hint(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["check-bot", "machiavelli", "--games", "2", "--",
+                                  "python", BROKEN, "aborts"])
+    assert result.exit_code == 1, result.output
+    output = " ".join(result.output.split())
+    assert "SIGABRT" in output  # the table may wrap "killed by SIGABRT" in its cell
+    assert f"hint (plays several games in one process): {DIED_HINT}" in output
+    assert output.count("hint (") == 1
+    assert "the bot printed nothing" in output
+
+
 @pytest.mark.parametrize(("status", "text"), [
     (0, "exited with status 0"), (1, "exited with status 1"), (-6, "killed by SIGABRT"),
     (-9, "killed by SIGKILL"), (-11, "killed by SIGSEGV"), (134, "exited with status 134 "
