@@ -42,7 +42,8 @@ from arena.protocol.messages import (
 )
 from arena.referee.match import run_game
 from arena.referee.players import SeatPlayer
-from arena.referee.process import BotProcess
+from arena.referee.process import BotProcess, Confinement
+from arena.referee.sandbox import ENDPOINT_DIR, SandboxPolicy, resolve
 from arena.referee.spec import FaultPolicy, TimeControl
 from arena.referee.stdio_bridge import bridge_argv
 from arena.referee.transport import ZmqTransport
@@ -172,6 +173,8 @@ class CheckOptions:
     grace_ms: int = 3000
     workdir: Path | None = None
     """Where the bot's log goes (default: a temporary directory)."""
+    sandbox: SandboxPolicy = SandboxPolicy()
+    """The bot runs in the sandbox a tournament would give it (docs/security.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,12 +347,18 @@ class _Run:
 
     def _connect(self, transport: ZmqTransport) -> tuple[BotProcess | None, bytes | None]:
         token = secrets.token_hex(16)
-        env = {"ARENA_ENDPOINT": transport.endpoint, "ARENA_TOKEN": token,
-               "ARENA_BOT_NAME": BOT_NAME}
+        isolation = resolve(self.options.sandbox)
+        channel = transport.first
+        inside = isolation.bwrap is not None and channel.directory is not None
+        env = {"ARENA_ENDPOINT": f"ipc://{ENDPOINT_DIR}/referee.sock" if inside
+               else transport.endpoint, "ARENA_TOKEN": token, "ARENA_BOT_NAME": BOT_NAME}
+        confinement = Confinement(isolation, channel.directory,
+                                  (str(self.log_path.parent.resolve()),),
+                                  network=channel.directory is None)
         started = time.monotonic()
         try:
             process = BotProcess(BOT_NAME, bridge_argv(self.options.cmd), env, self.options.cwd,
-                                 self.log_path, 1 << 20)
+                                 self.log_path, 1 << 20, confinement)
         except OSError as exc:
             self._fail(CheckId.CONNECTS, f"cannot start {' '.join(self.options.cmd)!r}: {exc}",
                        "check the command: the program must exist and be executable (a "

@@ -14,11 +14,13 @@ from arena.cli.options import (
     move_ms_option,
     parse_rules,
     rules_option,
+    sandbox_option,
     startup_ms_option,
     tcp_option,
 )
 from arena.cli.ui import console
 from arena.games import REGISTRY
+from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.referee.spec import TimeControl
 
 PYTHONS = ("python", "python3")
@@ -40,9 +42,10 @@ WARN_MARK = "[yellow]WARN[/]"
 @tcp_option()
 @click.option("--cwd", type=click.Path(path_type=Path, file_okay=False, exists=True),
               help="Run the bot in this directory.")
+@sandbox_option()
 def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int | None,
                       seed: int, rule_pairs: tuple[str, ...], move_ms: int, startup_ms: int,
-                      tcp: bool, cwd: Path | None) -> None:
+                      tcp: bool, cwd: Path | None, sandbox: str) -> None:
     """Check that the bot started by CMD speaks the protocol well enough to compete.
 
     Put `--` before the command: `arena check-bot machiavelli -- node bot.js`. A stdio bot
@@ -67,7 +70,8 @@ def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int 
         game=game, cmd=tuple(argv), games=games, players=players, seed=seed,
         rules=parse_rules(rule_pairs),
         time=TimeControl(move_ms=move_ms, bank_ms=0, startup_ms=startup_ms),
-        endpoint=endpoint(tcp), cwd=str(cwd) if cwd else None)
+        endpoint=endpoint(tcp), cwd=str(cwd) if cwd else None,
+        sandbox=SandboxPolicy(SandboxMode(sandbox)))
     report = check_bot(options)
     _render(report)
     if not report.passed:

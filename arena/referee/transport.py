@@ -95,7 +95,9 @@ class ZmqTransport:
         self._timeouts: list[int] = []  # each socket's RCVTIMEO, set only when it changes
         self._poller = zmq.Poller()
         try:
-            self.endpoint: str = self.open_channel().endpoint
+            self.first: Channel = self.open_channel()
+            """Channel 0, for a referee with one bot (check-bot) or bots started by hand."""
+            self.endpoint: str = self.first.endpoint
             """Channel 0's endpoint (a tcp port 0 is resolved to the bound port)."""
         except zmq.ZMQError:
             self.close()
