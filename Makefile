@@ -20,7 +20,7 @@ venv: $(STAMP)
 
 # Each demo starts afresh (runs/demo holds the last demo only), so it can be run again
 # and again and always ends with the standings.
-demo: $(STAMP)
+demo: $(STAMP) sandbox
 	rm -rf runs/demo
 	$(BIN)/arena run tournaments/demo.yaml --out runs/demo
 
@@ -32,13 +32,13 @@ lint: $(STAMP)
 # `pytest` leaves out unless CI=true (tests/conftest.py).
 SUITE := ARENA_TOOLCHAINS=1 $(BIN)/pytest
 
-test: lint bots
+test: lint bots sandbox
 	$(SUITE)
 
 # The same suite while CPU hogs keep every core busy (one hog more than cores), as on a
 # machine busy with other work: a test that fails here has a race. The hogs are killed
 # however the suite ends (pass, failure, Ctrl-C).
-stress-test: $(STAMP) bots
+stress-test: $(STAMP) bots sandbox
 	@hogs=$$(( $$(nproc) + 1 )); pids=""; \
 	trap 'kill $$pids 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
 	for i in $$(seq $$hogs); do (while :; do :; done) & pids="$$pids $$!"; done; \
@@ -53,6 +53,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/rummy.py
 	$(BIN)/python bench/protocol.py
 	$(BIN)/python bench/tournament.py
+	$(BIN)/python bench/sandbox.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache

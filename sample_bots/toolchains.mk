@@ -16,7 +16,7 @@ TC_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 TC_APT := libzmq3-dev libcjson-dev pkg-config
 TC_LANGS := javascript c rust go java
 
-.PHONY: toolchains bots bots-test $(addprefix bot-,$(TC_LANGS)) $(addprefix bot-test-,$(TC_LANGS))
+.PHONY: sandbox toolchains bots bots-test $(addprefix bot-,$(TC_LANGS)) $(addprefix bot-test-,$(TC_LANGS))
 
 # pkg-config answering for both libraries is enough (a non-Debian machine may have
 # them from elsewhere); otherwise install the packages, which only root can do.
@@ -27,6 +27,16 @@ toolchains:
 	  export DEBIAN_FRONTEND=noninteractive; \
 	  apt-get update -qq >/dev/null && apt-get install -y -qq $(TC_APT) >/dev/null; \
 	else echo "toolchains: missing libzmq/libcjson; run as root or install: $(TC_APT)" >&2; exit 1; fi
+
+# The bots' sandbox (docs/security.md): bubblewrap from Debian. Without root or apt-get it
+# is left out, and the sandbox tests say so (a failure when CI=true).
+sandbox:
+	@if command -v bwrap >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "sandbox: installing bubblewrap"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq >/dev/null && apt-get install -y -qq bubblewrap >/dev/null; \
+	else echo "sandbox: bubblewrap is missing; bots will run unsandboxed (see arena doctor)" >&2; fi
 
 bots: $(addprefix bot-,$(TC_LANGS))
 
