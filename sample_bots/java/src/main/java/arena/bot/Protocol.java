@@ -20,6 +20,17 @@ import org.zeromq.ZMQ;
  */
 public final class Protocol {
   public static final int VERSION = 1;
+
+  /**
+   * How long the ZMTP handshake of a connection may take before JeroMQ drops it and connects
+   * again (its default is 30 s). JeroMQ 0.6.0 sometimes never starts the handshake of a fresh
+   * tcp connection (its I/O poller can skip registering the new channel when the connect
+   * completes in the same pass as another command; about 1 connection in 75 here): the hello
+   * then waited 30 s, past the referee's startup limit. With this limit it goes out on the
+   * next connection, about 2 s late. A real handshake on loopback takes milliseconds; one
+   * that a busy machine slows past the limit is simply tried again.
+   */
+  public static final int HANDSHAKE_MS = 2000;
   private static final Set<String> REFEREE_TYPES =
       Set.of("welcome", "game_start", "request", "game_over", "error", "shutdown");
 
@@ -106,6 +117,7 @@ public final class Protocol {
     try (ZContext context = new ZContext()) {
       ZMQ.Socket socket = context.createSocket(SocketType.DEALER);
       socket.setLinger(1000);
+      socket.setHandshakeIvl(HANDSHAKE_MS);
       socket.connect(where[0]);
       socket.send(encodeHello(where[1], name, version));
       JSONObject game = null;
