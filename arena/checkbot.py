@@ -15,11 +15,10 @@ import itertools
 import json
 import logging
 import secrets
-import signal
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -42,10 +41,10 @@ from arena.protocol.messages import (
 )
 from arena.referee.match import run_game
 from arena.referee.players import SeatPlayer
-from arena.referee.process import BotProcess, Confinement
+from arena.referee.process import BotProcess, Confinement, describe_exit
 from arena.referee.sandbox import ENDPOINT_DIR, SandboxPolicy, resolve
 from arena.referee.spec import FaultPolicy, TimeControl
-from arena.referee.stdio_bridge import bridge_argv
+from arena.referee.stdio_bridge import bridge_argv, is_stdio
 from arena.referee.transport import ZmqTransport
 
 log = logging.getLogger("arena.checkbot")
@@ -110,28 +109,6 @@ START_HINT = ("the process ended before its hello: its last output lines below s
 QUIT_HINT = ("keep the process running until a `shutdown` message arrives, then exit with "
              "status 0")
 """The hint of "exits on shutdown" for a process that ended before shutdown was sent."""
-
-
-def exit_text(returncode: int | None) -> str:
-    """Describe an exit status as a person would: `killed by SIGABRT`, `exited with status 1`.
-
-    Statuses 129-192 are how shells (and the stdio bridge) report a child killed by signal
-    N (128 + N), so the signal is named beside them.
-    """
-    if returncode is None:
-        return "still running"
-    if returncode < 0:
-        return f"killed by {_signal_name(-returncode)}"
-    if 128 < returncode <= 128 + 64:
-        return f"exited with status {returncode} (128 + {_signal_name(returncode - 128)})"
-    return f"exited with status {returncode}"
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,6 +291,8 @@ class _Run:
         """Whether a failed check already names the end of the bot's process as its cause."""
         self.ids = itertools.count(1)
         """Request ids, as in a referee run: increasing, never reused across games."""
+        self.wrapped = is_stdio(options.cmd)
+        """A stdio bot runs under the bridge, which reports a signal N as status 128 + N."""
 
     def run(self) -> CheckReport:
         transport = ZmqTransport(self.options.endpoint)
@@ -330,9 +309,19 @@ class _Run:
             if process is not None:
                 process.reap()
             transport.close()
+        tail = _tail(self.log_path)
+        connects = self.results.get(CheckId.CONNECTS)
+        if connects is not None and connects.advice == START_HINT and _last_words(tail):
+            # what the bot (or the sandbox starting it) said last names the cause
+            self.results[CheckId.CONNECTS] = replace(
+                connects, detail=f"{connects.detail}: {_last_words(tail)}")
         results = tuple(self.results.get(c, CheckResult(c, None, "not run: an earlier check "
                                                                  "failed")) for c in CheckId)
-        return CheckReport(results, tuple(self.records), _tail(self.log_path))
+        return CheckReport(results, tuple(self.records), tail)
+
+    def _how(self, process: BotProcess) -> str:
+        """How the process ended, as a person says it (`killed by SIGABRT`)."""
+        return describe_exit(process.returncode, process.sandboxed or self.wrapped)
 
     def _fail(self, check: CheckId, detail: str, advice: str = "") -> None:
         self.results[check] = CheckResult(check, False, detail, advice)
@@ -372,7 +361,7 @@ class _Run:
                     process.wait(1.0)
                     self.end_reported = True
                     self._fail(CheckId.CONNECTS, "the process ended before saying hello ("
-                               f"{exit_text(process.returncode)})", START_HINT)
+                               f"{self._how(process)})", START_HINT)
                     return process, None
                 continue
             problem = _hello_problem(got[1], token)
@@ -454,7 +443,7 @@ class _Run:
                                                "after an unsolicited error")
         else:
             ended = "" if process.returncode is None else \
-                f"; then the process {exit_text(process.returncode)}"
+                f"; then the process {self._how(process)}"
             self.end_reported = self.end_reported or bool(ended)
             self._fail(CheckId.SURVIVES_ERROR, f"no answer to request "
                                                f"{observer.injected_before}, sent just after "
@@ -463,7 +452,7 @@ class _Run:
     def _judge_games(self, seats: Sequence[Any], process: BotProcess) -> None:
         gone = [(i, s.forfeit) for i, s in enumerate(seats) if s.forfeit in _GONE]
         status = process.returncode
-        how = exit_text(status)
+        how = self._how(process)
         if (gone or len(self.records) < self.options.games) and self.end_reported:
             self._skip(CheckId.MANY_GAMES, f"not run: the process ended ({how}); see above")
         elif gone:
@@ -520,7 +509,7 @@ class _Run:
     def _shutdown(self, transport: ZmqTransport, process: BotProcess, peer: bytes) -> None:
         status = process.returncode
         if status is not None:
-            how = exit_text(status)
+            how = self._how(process)
             if self.end_reported:
                 self._skip(CheckId.SHUTDOWN, f"not run: the process had already ended ({how})")
             else:
@@ -532,7 +521,7 @@ class _Run:
             self._fail(CheckId.SHUTDOWN, f"still running {self.options.grace_ms} ms after "
                                          "shutdown")
         elif process.returncode != 0:
-            self._fail(CheckId.SHUTDOWN, f"{exit_text(process.returncode)} after shutdown")
+            self._fail(CheckId.SHUTDOWN, f"{self._how(process)} after shutdown")
         else:
             self._pass(CheckId.SHUTDOWN, "exited with status 0")
 
@@ -559,6 +548,13 @@ def _hello_problem(frames: list[bytes], token: str) -> str | None:
     if message.protocol != PROTOCOL_VERSION:
         return f"hello says protocol {message.protocol}; the referee speaks {PROTOCOL_VERSION}"
     return None
+
+
+def _last_words(tail: str) -> str:
+    """The bot's last non-empty output line (the referee's own notes skipped), or ""."""
+    said = [line.strip() for line in tail.splitlines()
+            if line.strip() and not line.startswith("[arena ")]
+    return said[-1] if said else ""
 
 
 def _tail(path: Path, lines: int = 15) -> str:
