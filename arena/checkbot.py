@@ -243,6 +243,8 @@ class _Observer:
         if got in self.requested and got not in self.answered:
             # the answer to a request that timed out: one cause, reported as a timeout
             self.late.append(got)
+            if got == self.injected_before:
+                self.answered_after_error = True  # late, but it carried on after the error
             return
         if self.pending is not None:
             self.wrong_for.add(self.pending)
