@@ -47,6 +47,7 @@ def test_a_good_bot_passes_every_check() -> None:
     ("one-game", CheckId.MANY_GAMES),
     ("bad-token", CheckId.CONNECTS),
     ("late", CheckId.IN_TIME),
+    ("late-second", CheckId.IN_TIME),
     ("aborts", CheckId.MANY_GAMES),
     ("illegal", CheckId.VALID_ACTIONS),
 ])

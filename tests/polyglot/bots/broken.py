@@ -5,7 +5,8 @@ ignores-shutdown (keeps running), bad-token (wrong hello token), one-game (exits
 its first game_over), unseeded (picks at random from a generator that ignores bot_seed),
 seeded-once (one generator seeded once per process, not per game), seeded (a generator seeded
 from bot_seed at every game_start), good (always the first option), late (answers its fifth
-request well after the deadline, once), aborts (killed by SIGABRT at its fifth request, as
+request well after the deadline, once), late-second (the same with its second request, the
+one that follows check-bot's injected error), aborts (killed by SIGABRT at its fifth request, as
 by a failed C++ assertion), illegal (every action is one the rules refuse).
 """
 
@@ -42,7 +43,8 @@ def main(mode: str) -> int:
             answer = message["id"] + 1000 if mode == "wrong-id" else message["id"]
             options = message["options"]
             pick = options[0] if mode not in RANDOM_MODES else rng.choice(options)
-            if requests == FIFTH and mode == "late":  # surely late: three times the deadline
+            if (requests, mode) in ((FIFTH, "late"), (2, "late-second")):
+                # surely late: three times the deadline
                 time.sleep(3 * (message["move_ms"] + message["bank_ms"]) / 1000)
             elif requests == FIFTH and mode == "aborts":
                 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file
