@@ -152,7 +152,7 @@ class Runner:
         try:
             return self._run()
         except (OSError, sqlite3.OperationalError) as exc:
-            full = disk_full(exc)
+            full = disk_full(exc, self.out)
             if full is None:
                 raise
             raise DiskFull(f"{full}; the games committed so far are kept in {self.out}: free "

@@ -35,7 +35,7 @@ from arena.core.errors import ArenaError
 from arena.core.game import Json
 from arena.core.record import GameRecord
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
-from arena.tournament.store import GameKey, Store
+from arena.tournament.store import DB_NAME, GameKey, Store
 
 if TYPE_CHECKING:
     from arena.tournament.runner import Job, RefereeFactory, Runner
@@ -56,15 +56,20 @@ class DiskFull(ArenaError):
     """A write failed for lack of space; committed games are kept and `--resume` goes on."""
 
 
-def disk_full(exc: BaseException) -> str | None:
-    """Return one line saying what could not be written, when `exc` is a full disk or quota."""
+def disk_full(exc: BaseException, out: Path, doing: str = "") -> str | None:
+    """Return one line saying what could not be written, when `exc` is a full disk or quota.
+
+    `out` is the run's directory (named when the error has no file name); `doing` says
+    when, e.g. " while playing game r1-t0-g2".
+    """
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        where = f" while writing {exc.filename}" if exc.filename else ""
-        return f"the disk is full{where} ({exc.strerror or os.strerror(exc.errno)})"
+        target = exc.filename or f"in {out}"
+        return (f"the disk is full: could not write {target}{doing} "
+                f"({exc.strerror or os.strerror(exc.errno)})")
     if isinstance(exc, sqlite3.OperationalError) and (
             getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
             or "disk is full" in str(exc)):
-        return f"the disk is full: the results database could not commit ({exc})"
+        return f"the disk is full: could not commit to {out / DB_NAME}{doing} ({exc})"
     return None
 
 
@@ -270,7 +275,7 @@ def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
     except _ParentGone:
         pass
     except Exception as exc:  # noqa: BLE001 - our bug, a bad setup or a full disk: say it
-        full = disk_full(exc)
+        full = disk_full(exc, out, f" while playing game {key}" if key else "")
         event = ("full", index, key, full) if full else \
             ("error", index, key, _failure(exc, out, index))
         with contextlib.suppress(_ParentGone):

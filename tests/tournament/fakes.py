@@ -150,5 +150,17 @@ class FullDatabaseReferee(FakeReferee):
         return super().__enter__()
 
 
+class BigReplayReferee(FakeReferee):
+    """Writes 64 KB replays, to fill a small disk."""
+
+    def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
+             replay: Path | None = None) -> GameRecord:
+        record = super().play(game, rules, seed, seating, replay)
+        if replay is not None:
+            with replay.open("a") as out:
+                out.write(json.dumps({"padding": "x" * 65_536}) + "\n")
+        return record
+
+
 def any_json(value: Any) -> Any:
     return json.loads(json.dumps(value))

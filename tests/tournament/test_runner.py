@@ -9,20 +9,26 @@ import logging
 import os
 import re
 import sqlite3
+import subprocess
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from arena.cli import main
 from arena.core.errors import ArenaError, StoreError
 from arena.tournament.config import TournamentConfig, parse_config
 from arena.tournament.runner import Job, Progress, Runner, static_schedule
 from arena.tournament.store import GameKey, Store, StoredGame
 from arena.tournament.workers import DiskFull, Pool
 from tests.conditions import wait_until
+from tests.polyglot.starters import missing
 from tests.tournament.fakes import (
     VICTIM,
     AlwaysDiesReferee,
+    BigReplayReferee,
     DiesOnceReferee,
     FakeReferee,
     FullDatabaseReferee,
@@ -228,8 +234,11 @@ def test_a_full_disk_in_a_worker_is_one_line_and_resume_goes_on(
     with pytest.raises(DiskFull) as info:
         Runner(cfg, out, concurrency=1, referee=referee).run()
     message = str(info.value)
-    assert message.startswith("the disk is full") and "\n" not in message
-    assert message.endswith("run again with --resume")
+    assert "\n" not in message
+    assert re.fullmatch(rf"the disk is full: could not (write .*{VICTIM}\.jsonl|commit to "
+                        rf".*results\.sqlite) while playing game {VICTIM} \(.*\); the games "
+                        r"committed so far are kept: once that is fixed, run again with "
+                        r"--resume", message)
     assert not (out / "replays" / f"{VICTIM}.jsonl").exists()  # no cut-off replay is left
     with closing(sqlite3.connect(out / "results.sqlite")) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -248,7 +257,7 @@ def test_a_full_disk_while_writing_the_results_files_is_one_line(
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(out / "results.json"))
 
     monkeypatch.setattr("arena.tournament.runner.write_outputs", full)
-    with pytest.raises(DiskFull, match=r"^the disk is full while writing .*results\.json "
+    with pytest.raises(DiskFull, match=r"^the disk is full: could not write .*results\.json "
                                        r"\(No space left on device\); the games committed so "
                                        r"far are kept in .*: free some space, then run again "
                                        r"with --resume$"):
@@ -264,4 +273,55 @@ def test_resume_where_no_run_is_is_an_error_and_creates_nothing(tmp_path: Path) 
     with pytest.raises(StoreError, match=r"nothing-here holds no run of 't' to resume; drop "
                                          r"--resume to start one"):
         Runner(config(), out, resume=True, referee=FakeReferee).run()
+    assert not out.exists()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 256 KB tmpfs (root only; under CI=true, where we run as root, a failure to mount
+    fails the test rather than skipping it)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if os.geteuid() != 0:
+        missing("a real full disk needs root to mount a small tmpfs")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        missing(f"cannot mount a small tmpfs: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=True)
+
+
+def test_a_really_full_disk_stops_the_run_cleanly_and_resume_goes_on(
+        small_disk: Path, tmp_path: Path) -> None:
+    cfg = config(extra="games_per_pairing: 2\n")
+    whole = run(cfg, tmp_path / "whole")
+    out = small_disk / "run"
+    pin_salt(out)
+    with pytest.raises(DiskFull) as info:
+        Runner(cfg, out, concurrency=2, referee=BigReplayReferee).run()
+    message = str(info.value)
+    assert message.startswith("the disk is full") and "\n" not in message
+    with closing(sqlite3.connect(f"file:{out / 'results.sqlite'}?mode=ro", uri=True)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    stored = {str(g.key) for g in stored_games(out, cfg)}
+    assert 0 < len(stored) < 20
+    # every replay left is a stored game's: no cut-off one
+    assert {p.stem for p in (out / "replays").iterdir()} <= stored
+    subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
+    assert run(cfg, out, resume=True) == whole  # once there is room
+    assert outcomes(out, cfg) == outcomes(tmp_path / "whole", cfg)
+
+
+def test_arena_run_resume_where_no_run_is_says_so_in_one_line(tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text("name: small\ngame: machiavelli\nplayers_per_game: 2\nbots:\n"
+                    "  - {name: a, cmd: 'builtin:random'}\n  - {name: b, cmd: 'builtin:random'}\n")
+    out = tmp_path / "empty"
+    result = CliRunner().invoke(main, ["run", str(file), "--resume", "--out", str(out)])
+    assert result.exit_code == 1
+    assert result.output.strip() == (f"Error: {out} holds no run of 'small' to resume; drop "
+                                     "--resume to start one")
     assert not out.exists()
