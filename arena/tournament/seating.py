@@ -3,7 +3,8 @@
 Seat advantage is real in card games (who drafts first, who plays last), so a schedule must
 spread each bot's games evenly over the seats. For a fixed schedule this is an equitable
 edge colouring of the bipartite bots x games graph (de Werra: one balanced within one
-always exists); `balance` reaches it by swapping seats along alternating walks.
+always exists), per table size; `balance` reaches it by swapping seats along alternating
+walks.
 """
 
 from __future__ import annotations
@@ -31,50 +32,58 @@ def rotations(order: Sequence[str], repeats: int) -> list[tuple[str, ...]]:
 
 
 def balance(games: list[list[str]], max_walks: int | None = None) -> None:
-    """Permute seats within games (in place) until seat counts are balanced within one.
+    """Permute seats within games (in place) until, for every table size, each bot's seat
+    counts in the games of that size are balanced within one.
 
-    Repeatedly takes a bot holding seat `a` at least twice more than seat `b` and swaps it
-    with the `b` holder of one of its `a` games; if that pushes the other bot out of
-    balance, the walk continues from it. Each finished walk lowers the sum of squared
-    imbalances, so the loop ends; `max_walks` bounds it anyway.
+    Games of each size are balanced on their own (a seat means something different at a
+    table of 3 than at a table of 4). Repeatedly takes a bot holding seat `a` at least
+    twice more than seat `b` and swaps it with the `b` holder of one of its `a` games; if
+    that pushes the other bot out of balance, the walk continues from it. A walk can always
+    continue (a bot two over in seat `a` has an unused `a` game, even the one it started
+    from), so it ends at a bot it leaves within one, and each walk lowers the sum of squared
+    imbalances by at least 4: the loop ends. `max_walks` bounds it anyway.
     """
-    counts = seat_counts(games)
-    by_bot: dict[str, list[int]] = defaultdict(list)
+    by_size: dict[int, list[int]] = defaultdict(list)
     for index, seating in enumerate(games):
-        for bot in seating:
+        by_size[len(seating)].append(index)
+    for width, indices in sorted(by_size.items()):
+        _balance_size(games, indices, width, max_walks)
+
+
+def _balance_size(games: list[list[str]], indices: Sequence[int], width: int,
+                  max_walks: int | None) -> None:
+    counts = seat_counts(games[i] for i in indices)
+    by_bot: dict[str, list[int]] = defaultdict(list)
+    for index in indices:
+        for bot in games[index]:
             by_bot[bot].append(index)
-    width = max((len(g) for g in games), default=0)
-    limit = max_walks if max_walks is not None else 20 * len(games) + 100
-    stuck: set[tuple[str, int, int]] = set()
+    limit = max_walks if max_walks is not None else 20 * len(indices) + 100
     for _ in range(limit):
-        found = _imbalance(counts, width, stuck)
+        found = _imbalance(counts, width)
         if found is None:
             return
-        if not _walk(games, counts, by_bot, *found):
-            stuck.add(found)
+        _walk(games, counts, by_bot, *found)
 
 
-def _imbalance(counts: Mapping[str, Counter[int]], width: int,
-               stuck: set[tuple[str, int, int]]) -> tuple[str, int, int] | None:
+def _imbalance(counts: Mapping[str, Counter[int]], width: int) -> tuple[str, int, int] | None:
     for bot in sorted(counts):
         seats = counts[bot]
         for a in range(width):
             for b in range(width):
-                if seats[a] - seats[b] >= 2 and (bot, a, b) not in stuck:
+                if seats[a] - seats[b] >= 2:
                     return bot, a, b
     return None
 
 
 def _walk(games: list[list[str]], counts: dict[str, Counter[int]],
-          by_bot: Mapping[str, list[int]], bot: str, a: int, b: int) -> bool:
+          by_bot: Mapping[str, list[int]], bot: str, a: int, b: int) -> None:
     used: set[int] = set()
     current = bot
-    moved = False
     while True:
-        game = next((g for g in by_bot[current] if g not in used and len(games[g]) > b
-                     and games[g][a] == current), None)
-        if game is None:
-            return moved
+        game = next((g for g in by_bot[current] if g not in used and games[g][a] == current),
+                    None)
+        if game is None:  # cannot happen (see `balance`); stop rather than loop
+            return
         used.add(game)
         other = games[game][b]
         games[game][a], games[game][b] = other, current
@@ -82,9 +91,8 @@ def _walk(games: list[list[str]], counts: dict[str, Counter[int]],
         counts[current][b] += 1
         counts[other][b] -= 1
         counts[other][a] += 1
-        moved = True
         if counts[other][a] - counts[other][b] < 2:
-            return True
+            return
         current = other
 
 
