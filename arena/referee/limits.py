@@ -256,11 +256,12 @@ def set_rlimits(limits: Limits, enforcer: Enforcer) -> None:
 
 
 def _user_processes() -> int:
+    """Processes and threads of this user now: RLIMIT_NPROC counts threads too."""
     uid = os.getuid()
     count = 0
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             with contextlib.suppress(OSError):
                 if entry.stat().st_uid == uid:
-                    count += 1
+                    count += len(os.listdir(entry / "task"))
     return count

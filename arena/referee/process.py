@@ -85,8 +85,15 @@ def _watch(line: str) -> None:
     """
     global _watchdog
     if _watchdog is None or _watchdog.poll() is not None:
-        _watchdog = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WATCHDOG_CODE],
-                                     stdin=subprocess.PIPE, start_new_session=True)
+        if _watchdog is not None and _watchdog.stdin is not None:
+            _watchdog.stdin.close()
+        try:
+            _watchdog = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WATCHDOG_CODE],
+                                         stdin=subprocess.PIPE, start_new_session=True)
+        except OSError as exc:
+            log.warning("cannot start the process watchdog (%s); bots may outlive a killed "
+                        "referee", exc)
+            return
     assert _watchdog.stdin is not None
     try:
         _watchdog.stdin.write(f"{line}\n".encode())
@@ -249,6 +256,7 @@ class BotProcess:
         self.sandboxed = confinement is not None and confinement.isolation.bwrap is not None
         self._seen: dict[int, str] = {}
         launch = _launch(cmd, env, cwd, confinement)
+        self._log = _Log(log_path, log_cap)  # first: a log that cannot open starts nothing
         self.cgroup = _cgroup(name, confinement)
         limits = confinement.isolation.limits if confinement is not None else None
         enforcer = confinement.isolation.enforcer if confinement else Enforcer.RLIMIT
@@ -260,19 +268,19 @@ class BotProcess:
                                         Enforcer.RLIMIT if self.cgroup is None and limits
                                         else enforcer))
         except BaseException:
+            self._log.close()
             if self.cgroup is not None:
                 self.cgroup.remove()
             raise
+        assert self._proc.stdout is not None
+        self._drainer = threading.Thread(target=_drain, args=(self._proc.stdout, self._log),
+                                         name=f"log-{name}", daemon=True)
+        self._drainer.start()
         _LIVE.add(self)
         _watch(str(self._proc.pid))
         if self.cgroup is not None:
             for path in self.cgroup.paths.values():
                 _watch(f"cg+{path}")
-        assert self._proc.stdout is not None
-        self._log = _Log(log_path, log_cap)
-        self._drainer = threading.Thread(target=_drain, args=(self._proc.stdout, self._log),
-                                         name=f"log-{name}", daemon=True)
-        self._drainer.start()
         log.info("%s: started pid %d: %s", name, self._proc.pid, " ".join(cmd))
 
     @property

@@ -190,9 +190,9 @@ def _own_dirs(argv: Sequence[str], cwd: str | None) -> list[str]:
     runtime = _runtime_dirs(argv[:1], {})
     for arg in argv:
         path = Path(arg)
-        if not (path.is_absolute() and path.exists()):
+        if not (path.is_absolute() and os.path.exists(path)):  # False, not an error, on EACCES
             continue
-        real = str(path.resolve() if path.is_dir() else path.resolve().parent)
+        real = str(path.resolve() if os.path.isdir(path) else path.resolve().parent)
         if not _system(real) and not any(_inside(real, r) for r in runtime):
             dirs.append(real)
     return dirs
@@ -200,8 +200,10 @@ def _own_dirs(argv: Sequence[str], cwd: str | None) -> list[str]:
 
 def _runtime_dirs(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
     """The interpreter or runtime a bot needs, read-only: arena's Python (the client library
-    and the stdio bridge), and the installation of the bot's program when outside /usr."""
-    dirs = [sys.prefix, sys.base_prefix, str(Path(arena.__file__).resolve().parent)]
+    and the stdio bridge), the bot's own PYTHONPATH, and the installation of the bot's
+    program when outside /usr."""
+    dirs = [sys.prefix, sys.base_prefix, str(Path(arena.__file__).resolve().parent),
+            *(p for p in env.get("PYTHONPATH", "").split(os.pathsep) if os.path.isabs(p))]
     program = shutil.which(argv[0], path=env.get("PATH", os.environ.get("PATH")))
     if program is not None:
         real = Path(program).resolve()
@@ -216,7 +218,7 @@ def _absolute(arg: str, base: Path) -> str:
     if arg.startswith("-") or os.path.isabs(arg) or ("/" not in arg and not arg.startswith(".")):
         return arg
     path = base / arg
-    return str(path.resolve()) if path.exists() else arg
+    return str(path.resolve()) if os.path.exists(path) else arg
 
 
 def _system(path: str) -> bool:

@@ -7,6 +7,12 @@ the run is left.
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -126,3 +132,46 @@ def test_a_flood_of_stray_messages_costs_only_the_flooder(tmp_path: Path) -> Non
     assert all(f.seat == 0 for f in record.faults)
     assert f"limit {FLOOD_LIMIT}" in floods[0].detail
     assert_neighbours_unharmed(outcome)
+
+
+def test_the_zoo_holds_for_an_unprivileged_user() -> None:
+    """As a user without root: unprivileged bubblewrap, limits by rlimit (no cgroup)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root to switch to an unprivileged user (setpriv)")
+    with tempfile.TemporaryDirectory(prefix="arena-zoo-user-") as scratch:
+        Path(scratch).chmod(0o777)  # pytest's own tmp_path is root's alone
+        _zoo_as_user(Path(scratch))
+
+
+def _zoo_as_user(tmp_path: Path) -> None:
+    # The venv's interpreter may live where the user cannot reach (pyenv under /root): run
+    # the system's Python of the same version on the venv's packages instead.
+    python = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
+    if not os.access(python, os.X_OK):
+        pytest.skip(f"no {python} for the unprivileged user")
+    packages = [p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix)]
+    pylib = tmp_path / "pylib"  # arena alone, not the repository (the venv's .pth is not read)
+    pylib.mkdir()
+    (pylib / "arena").symlink_to(Path(__file__).parents[2] / "arena")
+    packages.append(str(pylib))
+    done = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python,
+         str(Path(__file__).parent / "as_user.py"), str(tmp_path)],
+        capture_output=True, text=True, cwd=Path(__file__).parents[2],
+        env={**os.environ, "HOME": str(tmp_path), "PYTHONPATH": os.pathsep.join(packages)})
+    if done.returncode != 0 and "cannot make a sandbox" in done.stderr:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"no unprivileged sandbox here: {done.stderr[-300:]}")
+        pytest.skip("unprivileged user namespaces are disabled here")
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = json.loads(done.stdout.splitlines()[-1])
+    for mode, result in results.items():
+        assert result["uid"] == 65534
+        assert result["isolation"]["sandbox"] == "bwrap", mode
+        assert result["isolation"]["limits_by"] == "rlimit", mode
+        assert result["honest"] == [[None, 0], [None, 0], [None, 0]], (mode, result)
+        assert result["survivors"] == [], mode
+    assert any("0 foreign tokens" in line for line in results["thief"]["found"])
+    assert not any("wrote" in line for line in results["writer"]["found"])
+    started = [line for line in results["forkbomb"]["found"] if "processes started" in line]
+    assert started and int(started[0].split()[1]) < 400  # RLIMIT_NPROC stopped it

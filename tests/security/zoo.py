@@ -46,10 +46,12 @@ def play_attack(mode: str, run_dir: Path, *, limits: Limits | None = None,
                 endpoint: str | None = None, seed: int = 3) -> Outcome:
     """One machiavelli game: the attacker in seat 0, two honest process bots, a built-in."""
     marker = f"zoo-{uuid.uuid4().hex}"
-    env = {"ZOO_MARKER": marker, "ZOO_RUNDIR": str(run_dir)}
+    # a Python run on another interpreter's packages (the unprivileged run) passes them on
+    path = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
+    env = {"ZOO_MARKER": marker, "ZOO_RUNDIR": str(run_dir), **path}
     bots = [BotSpec("attacker", (sys.executable, HOSTILE, mode), env=env),
-            BotSpec("honest-1", (sys.executable, RANDOM)),
-            BotSpec("honest-2", (sys.executable, RANDOM)),
+            BotSpec("honest-1", (sys.executable, RANDOM), env=path),
+            BotSpec("honest-2", (sys.executable, RANDOM), env=path),
             BotSpec("builtin", ("builtin:random",))]
     policy = SandboxPolicy(mode_sandbox, limits or Limits())
     with Referee(bots, time, FaultPolicy(max_faults=3), run_dir, sandbox=policy,
