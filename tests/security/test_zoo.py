@@ -10,9 +10,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -35,6 +39,17 @@ from tests.security.zoo import (
 @pytest.fixture(autouse=True)
 def _bwrap() -> None:
     need_bwrap()
+
+
+def wait_for(condition: Callable[[], bool], patience_s: float = 120.0) -> bool:
+    """Poll `condition` until it holds; False only if it never did within a patience far
+    beyond any normal delay (a condition, not a timing: the test never asserts a speed)."""
+    deadline = time.monotonic() + patience_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 @pytest.mark.parametrize("endpoint", [None, LOOPBACK_TCP], ids=["ipc", "tcp"])
@@ -92,6 +107,23 @@ def test_logs_only_through_the_referee_and_capped(tmp_path: Path) -> None:
 def test_a_setsid_grandchild_dies_with_the_bot(tmp_path: Path) -> None:
     outcome = play_attack("setsid", tmp_path)
     assert_neighbours_unharmed(outcome)  # includes: no process with its marker is left
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["sigkill", "sigterm"])
+def test_nothing_survives_a_killed_referee(tmp_path: Path, signum: int) -> None:
+    marker = f"zoo-{uuid.uuid4().hex}"
+    host = subprocess.Popen([sys.executable, str(Path(__file__).parent / "bots" / "zoo_host.py"),
+                             marker, str(tmp_path)], stdout=subprocess.PIPE)
+    try:
+        assert host.stdout is not None and host.stdout.readline() == b"playing\n"
+        assert wait_for(lambda: bool(survivors(marker))), "the grandchild never started"
+        host.send_signal(signum)
+        host.wait()
+        assert wait_for(lambda: not survivors(marker)), "a bot's grandchild outlived it"
+    finally:
+        host.kill()
+        host.wait()
+        host.stdout.close()  # type: ignore[union-attr]
 
 
 def test_a_fork_bomb_hits_the_process_limit_and_forfeits(tmp_path: Path) -> None:

@@ -3,7 +3,8 @@ plays random legal moves. Every process it starts carries $ZOO_MARKER in its arg
 tests can tell that none survived. What it found is printed to its log as `FOUND ...`.
 
 Modes: thief, second_hello, snoop, writer, logbypass, setsid, late_setsid, forkbomb, hog,
-flood, and start_hog (the memory hog before its hello).
+flood, start_hog (the memory hog before its hello) and setsid_hang (a grandchild, then it
+hangs on its first request).
 """
 
 from __future__ import annotations
@@ -156,7 +157,8 @@ def flood(socket: zmq.Socket[bytes]) -> int:
 
 ATTACKS = {"thief": thief, "snoop": snoop, "writer": writer, "logbypass": logbypass,
            "setsid": setsid}
-IN_GAME = {"forkbomb": forkbomb, "hog": hog, "late_setsid": setsid}
+IN_GAME = {"forkbomb": forkbomb, "hog": hog, "late_setsid": setsid,
+           "setsid_hang": lambda: (setsid(), time.sleep(600))}
 """Attacks made at the first request, once the bot holds its seat."""
 
 
