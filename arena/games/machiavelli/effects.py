@@ -71,9 +71,12 @@ def _place(state: State, seat: int, district: str, paid: int, cards: list[str],
     purse[seat] -= paid
     city.append(district)
     state.builds_left -= 1
+    # paid cards go face down to the deck: the table learns how many, only the payer which
     events.append(make_event("built", {"seat": seat, "district": district, "cost": paid,
-                                       "cards_paid": cards,
+                                       "cards_paid": len(cards),
                                        "gold": [{"seat": seat, "delta": -paid}]}))
+    if cards:
+        events.append(private(seat, "own_paid", seat=seat, district=district, cards=cards))
     if (_TAX_COLLECTOR in state.cast and state.current_char
             is not _TAX_COLLECTOR and purse[seat] > 0):
         purse[seat] -= 1

@@ -246,6 +246,8 @@ def why_illegal(state: State, seat: int, action: Action) -> str:
     """Explain, as precisely as cheaply possible, why a turn action is not legal now."""
     hand = state.hands[seat]
     d = action.district
+    if action.type is T.PAY_WITH_CARDS and d != C.THIEVES_DEN:
+        return f"only the thieves_den may be paid with cards, not the {d}"
     if action.type in (T.BUILD, T.PAY_WITH_CARDS) and d is not None:
         if not state.gathered:
             return "you must gather (gold or cards) before building"
@@ -255,7 +257,14 @@ def why_illegal(state: State, seat: int, action: Action) -> str:
             return f"{d} is not in your hand"
         if not can_place(state, seat, d):
             return f"{d} is already in your city (no duplicates without the quarry)"
-        return f"{d} costs {build_cost(state, seat, d)} gold, you have {state.gold[seat]}"
+        cost, purse = build_cost(state, seat, d), state.gold[seat]
+        if action.type is T.PAY_WITH_CARDS:
+            others = len(hand) - 1
+            if others == 0:
+                return "paying with cards needs another card in your hand"
+            return (f"{d} costs {cost}: your {purse} gold and {others} other hand "
+                    f"card{'s' if others > 1 else ''} do not cover it")
+        return f"{d} costs {cost} gold, you have {purse}"
     if action.type is T.END_TURN and not state.gathered:
         return "you must gather (gold or cards) before ending the turn"
     if action.type in (T.GATHER_GOLD, T.GATHER_CARDS) and state.gathered:

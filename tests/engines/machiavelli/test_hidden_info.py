@@ -1,5 +1,6 @@
-"""Hidden information: reshuffling what a seat cannot see leaves its observation unchanged;
-nothing hidden leaks into an observation."""
+"""Hidden information: changing what a seat cannot see never changes what it is sent (its
+observation, and the events of every step, also when the hidden card leaves a hand face down
+into the deck); nothing hidden leaks into an observation."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ import random
 
 import pytest
 
-from arena.games.machiavelli import GAME
-from arena.games.machiavelli.cards import Character
+from arena.core.game import Event, Json
+from arena.core.rng import derive_seed
+from arena.games.machiavelli import GAME, Action
+from arena.games.machiavelli.actions import ActionType, make
+from arena.games.machiavelli.cards import THIEVES_DEN, Character
 from arena.games.machiavelli.state import Phase, State
 
 
@@ -57,6 +61,114 @@ def test_observation_ignores_what_the_seat_cannot_see(players: int) -> None:
     assert checked > 50
 
 
+T = ActionType
+# actions after which their card is seen by everyone (it is built): renaming it changes what
+# the table legitimately sees
+SHOWN = {T.BUILD, T.PAY_WITH_CARDS}
+# actions that send a hand card (or a set-aside one) face down towards the deck
+FACE_DOWN = {T.PAY_CARD, T.DISCARD_CARD, T.LABORATORY, T.KEEP_CARD, T.DONE}
+
+
+Swap = tuple[int, int, str, bool]
+"""(observer, owner, card, set aside): a card of `owner`'s hand, or of the cards it has set
+aside this turn, that `observer` cannot see."""
+
+
+def swap_with_deck(state: State, swap: Swap) -> tuple[State, str, int] | None:
+    """Return a copy in which the card has changed places with the lowest other card of the
+    deck, that card and its index from the top; None when the deck has no other card.
+
+    Both places are hidden from the observer, so it cannot tell the two states apart.
+    """
+    _, owner, card, aside = swap
+    deck = state.deck
+    spare = next((i for i in range(len(deck) - 1, -1, -1)
+                  if deck[i] not in (card, THIEVES_DEN)), None)
+    if spare is None:
+        return None
+    other = GAME.clone(state)
+    cards = other.aside if aside else other.hands[owner]
+    replacement = other.deck[spare]
+    cards[cards.index(card)], other.deck[spare] = replacement, card
+    other.cache = None
+    return other, replacement, spare
+
+
+def sent(events: list[Event], state: State, seat: int) -> tuple[list[Json], dict[str, Json]]:
+    """What `seat` is sent after a step: the events it may see and its observation."""
+    return [e.to_wire() for e in events if e.visible(seat)], GAME.observation(state, seat)
+
+
+def pick_swap(state: State, action: Action, actor: int, rng: random.Random) -> Swap | None:
+    """Choose a hidden card to swap before `actor` plays `action`.
+
+    The card a face-down action sends to the deck is preferred (the case that matters most);
+    never the Thieves' Den (its payment needs it in hand), nor a card the action shows.
+    """
+    players = state.players
+    if state.current_seat == actor and action.type in FACE_DOWN:
+        owner, aside = actor, action.type in (T.DONE, T.KEEP_CARD)
+        if action.type is T.DONE:
+            card = rng.choice(state.aside) if state.aside else None
+        else:
+            card = action.district
+    else:
+        owner = rng.randrange(players)
+        mine = [(c, False) for c in state.hands[owner]
+                if not (action.type in SHOWN and owner == actor and c == action.district)]
+        if state.current_seat == owner:
+            mine += [(c, True) for c in state.aside]
+        card, aside = rng.choice(mine) if mine else (None, False)
+    if card is None or card == THIEVES_DEN:
+        return None
+    observer = rng.choice([s for s in range(players) if s != owner])
+    if action.type is T.SWAP_HANDS and observer in (actor, action.seat):
+        return None  # the observer receives the swapped hand: it sees the card by right
+    return observer, owner, card, aside
+
+
+def check_swaps(players: int, seed: int, rng: random.Random) -> set[str]:
+    """Play a random game; at every step, swap a hidden card with a deck card in a copy and
+    play the same step there (the action renamed when it names the card): the observer
+    must be sent exactly the same. Return the face-down action types so covered."""
+    state = GAME.new_game(players, {}, seed)
+    policy = random.Random(derive_seed(seed, "policy"))
+    covered: set[str] = set()
+    while (decision := GAME.to_act(state)) is not None:
+        action = GAME.random_action(state, decision.seat, policy)
+        choice = pick_swap(state, action, decision.seat, rng)
+        swapped = None if choice is None else swap_with_deck(state, choice)
+        events = GAME.apply(state, decision.seat, action)
+        if choice is None or swapped is None:
+            continue
+        observer, owner, card, _ = choice
+        other, replacement, spare = swapped
+        renamed = action
+        if owner == decision.seat and action.district == card:
+            renamed = make(action.type, action.character, replacement, action.seat)
+        other_events = GAME.apply(other, decision.seat, renamed)
+        if sum(len(e.data["cards"]) for e in events if e.kind == "drew_cards") > spare:
+            continue  # the step drew the deck down to the swapped card
+        assert sent(other_events, other, observer) == sent(events, state, observer), (
+            f"seat {observer} is sent something else when seat {owner}'s hidden {card} is "
+            f"{replacement} instead ({decision.kind} {action.to_wire()})")
+        if owner == decision.seat and action.type in FACE_DOWN:
+            covered.add(f"{decision.kind}/{action.type.value}")
+    return covered
+
+
+def test_a_card_that_leaves_a_hand_face_down_is_never_sent_to_another_seat() -> None:
+    # the first game of `arena simulate machiavelli -p 4 --seed 2` pays the Thieves' Den
+    # with six hand cards (issue 17); then more games, for the other ways to the deck
+    rng = random.Random(17)
+    covered = check_swaps(4, derive_seed(2, "game", 0), rng)
+    assert "thieves_den/done" in covered
+    for players, seed in ((2, 1), (3, 2), (4, 3), (5, 4), (7, 5), (4, 0), (4, 1)):
+        covered |= check_swaps(players, seed, rng)
+    assert {"thieves_den/pay_card", "thieves_den/done", "exchange_cards/discard_card",
+            "exchange_cards/done", "turn/laboratory", "keep_card/keep_card"} <= covered
+
+
 def test_no_leak_of_other_hands_or_characters() -> None:
     state = GAME.new_game(4, {}, 3)
     policy = random.Random(4)
@@ -79,7 +191,7 @@ def test_no_leak_of_other_hands_or_characters() -> None:
 
 
 PRIVATE = {"drew_cards", "own_pick", "own_discard", "characters_offered", "own_kept",
-           "hand_received"}
+           "hand_received", "own_paid"}
 
 
 def test_private_events_go_only_to_their_seat() -> None:
