@@ -93,6 +93,9 @@ class GameStart(_Message, tag="game_start", frozen=True):
         "A seed for this bot's own random choices in this game (0 <= bot_seed < 2**53, "
         "exact in every JSON parser). Derived one-way from the game seed and the seat: it "
         "reveals nothing about the deal. Seeding from it makes a game replay identically."))]
+    label: Annotated[str, Meta(description=(
+        "A name for this game in the run (a tournament's `r1-t2-g0`, its replay file's "
+        "name), also written in the bot's log where the game starts; may be empty."))] = ""
 
 
 class Request(_Message, tag="request", frozen=True):

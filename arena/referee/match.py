@@ -95,7 +95,7 @@ def run_game(
     faults: FaultPolicy = _DEFAULT_FAULTS, *, replay: ReplayWriter | None = None,
     clock: Callable[[], float] = time.monotonic, ids: Iterator[int] | None = None,
     on_step: Callable[[Step], None] | None = None,
-    annotations: Mapping[str, Json] | None = None,
+    annotations: Mapping[str, Json] | None = None, label: str = "",
 ) -> GameRecord:
     """Play one game to its end and return its record.
 
@@ -107,6 +107,7 @@ def run_game(
     match = _Match(game, rules, seed, players, transport, time_control, faults, clock,
                    ids or itertools.count(1), replay, on_step)
     match.annotations = dict(annotations or {})
+    match.label = label
     return match.run()
 
 
@@ -125,6 +126,7 @@ class _Match:
         self.rngs = [new_rng(derive_seed(seed, "autopilot", i)) for i in range(len(players))]
         self.state: Any = None
         self.annotations: dict[str, Json] = {}
+        self.label = ""
         self.alarms: list[dict[str, Json]] = []
         self.forfeits: dict[str, Json] = {}
         """Seat -> why it forfeited (`crashed: killed by SIGKILL`), for the record."""
@@ -165,7 +167,8 @@ class _Match:
                 message = GameStart(game=self.game.info.id, rules=dict(self.rules),
                                     seat=seat.seat, players=names, move_ms=self.time.move_ms,
                                     bank_ms=self.time.bank_ms, max_faults=self.policy.max_faults,
-                                    bot_seed=bot_seed(self.seed, seat.seat))
+                                    bot_seed=bot_seed(self.seed, seat.seat),
+                                    label=self.label)
                 seat.started = self.transport.send(seat.player.peer, encode(message))
                 if not seat.started:
                     self._forfeit(seat, ForfeitReason.DISCONNECTED, notify=False)

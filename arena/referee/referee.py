@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
 import secrets
+import shutil
 import signal
 import threading
 import time
@@ -211,7 +213,8 @@ class Referee:
              on_step: Callable[[Step], None] | None = None, label: str = "") -> GameRecord:
         """Play one game with the named bots in seat order and return its record.
 
-        `label` names the game in each bot's log (e.g. `r1-t2-g0`).
+        `label` names the game in `game_start` and in each bot's log (default: the replay
+        file's name without `.jsonl`, which for a tournament is `r1-t2-g0`).
 
         Raises:
             ConfigError: unknown game, bad rules, or an unknown or repeated bot name.
@@ -221,17 +224,18 @@ class Referee:
         engine.resolve_rules(len(seating), rules)
         table = [self._bots[name] for name in seating]
         self._prepare(table)
+        label = label or (replay.stem if replay is not None else "")
         for bot in table:
             if bot.process is not None:
-                bot.process.note(f"game {label or '?'} starts"
-                                 + (f" (replay {replay.name})" if replay else ""))
+                bot.process.note(f"game {label or '?'} starts (seats: {', '.join(seating)})"
+                                 + (f", replay {replay.name}" if replay else ""))
                 if bot.process.cgroup is not None:
                     bot.process.cgroup.start_game()
         writer = ReplayWriter(replay) if replay is not None else None
         try:
             return run_game(engine, rules, seed, [self._player(b) for b in table],
                             self._zmq(), self.time, self.faults, replay=writer, ids=self._ids,
-                            on_step=on_step, annotations=self._annotations())
+                            on_step=on_step, annotations=self._annotations(), label=label)
         finally:
             if writer is not None:
                 writer.close()
@@ -298,6 +302,12 @@ class Referee:
             confinement = Confinement(
                 self.isolation, bot.channel.directory, self._hidden_from(bot),
                 network=bot.spec.network or bot.channel.directory is None)
+            missing = _missing_program(bridge_argv(bot.spec.cmd)[0], bot.spec.cwd)
+            if missing:
+                bot.failure = missing
+                log.error("%s: %s", bot.spec.name, bot.failure)
+                bot.failed = ForfeitReason.NO_CONNECT
+                continue
             try:
                 logfile = self.workdir / "logs" / f"{bot.spec.name}.log"
                 bot.process = BotProcess(bot.spec.name, bridge_argv(bot.spec.cmd), env,
@@ -426,6 +436,19 @@ class Referee:
             return
         if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
             self._old_sigterm = signal.signal(signal.SIGTERM, _raise_exit)
+
+
+def _missing_program(program: str, cwd: str | None) -> str:
+    """Say `command not found: X` before starting a bot whose program does not exist (in a
+    sandbox the failure would otherwise be bubblewrap's)."""
+    if os.sep not in program:
+        return "" if shutil.which(program) else f"command not found: {program}"
+    path = Path(cwd or ".") / program
+    if not path.exists():
+        return f"no such file: {program}" + (f" (in {cwd})" if cwd else "")
+    if not os.access(path, os.X_OK):
+        return f"not executable: {program}"
+    return ""
 
 
 def _tail(path: Path, lines: int = 5) -> str:

@@ -1,0 +1,59 @@
+"""A bot that cannot start, exits or crashes: its forfeit says why, in the record and the
+replay, and the referee's log shows the bot's own last lines."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.core.record import ForfeitReason, GameRecord
+from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
+from arena.referee.sandbox import SandboxMode, SandboxPolicy
+
+HERE = Path(__file__).resolve().parent
+MISBEHAVE = str(HERE / "bots" / "misbehave.py")
+TIME = TimeControl(move_ms=2000, startup_ms=20_000)
+
+
+def play(cmd: tuple[str, ...], tmp_path: Path) -> tuple[GameRecord, list[dict[str, object]]]:
+    bots = [BotSpec("bad", cmd, env={"PIDFILE": str(tmp_path / "pids")}),
+            BotSpec("other", ("builtin:random",))]
+    replay = tmp_path / "game.jsonl"
+    # unsandboxed: the misbehaving bot writes its pid outside, which a sandbox forbids
+    with Referee(bots, TIME, FaultPolicy(), tmp_path,
+                 sandbox=SandboxPolicy(SandboxMode.NONE)) as referee:
+        record = referee.play("machiavelli", {}, 1, ["bad", "other"], replay)
+    lines = [json.loads(line) for line in replay.read_text().splitlines()]
+    return record, [line for line in lines if line["type"] == "forfeit"]
+
+
+def test_a_missing_command_is_named(tmp_path: Path) -> None:
+    record, forfeits = play(("no-such-program-anywhere", "x"), tmp_path)
+    assert record.seats[0].forfeit is ForfeitReason.NO_CONNECT
+    assert record.details["forfeits"] == {
+        "0": "no_connect: command not found: no-such-program-anywhere"}
+    assert forfeits[0]["detail"] == "command not found: no-such-program-anywhere"
+
+
+def test_an_exit_before_the_hello_gives_its_status_and_last_lines(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR, "arena.referee")
+    record, forfeits = play((sys.executable, MISBEHAVE, "exit"), tmp_path)
+    assert record.details["forfeits"]["0"] == "no_connect: exited with status 3 before its hello"
+    assert forfeits[0]["detail"] == "exited with status 3 before its hello"
+    bad = (tmp_path / "logs" / "bad.log").read_text()
+    assert "game game starts" not in bad  # it never had a game
+    assert "exited with status 3" in caplog.text
+
+
+def test_a_crash_mid_game_gives_its_status(tmp_path: Path) -> None:
+    record, forfeits = play((sys.executable, MISBEHAVE, "crash"), tmp_path)
+    assert record.seats[0].forfeit is ForfeitReason.CRASHED
+    assert record.details["forfeits"]["0"] == "crashed: exited with status 7"
+    assert forfeits[0]["reason"] == "crashed" and forfeits[0]["detail"] == "exited with status 7"
+    assert "game game starts (seats: bad, other), replay game.jsonl" in \
+        (tmp_path / "logs" / "bad.log").read_text()
