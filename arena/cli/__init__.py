@@ -76,6 +76,10 @@ def _add_commands() -> None:
 
     main.add_command(verify)
 
+    from arena.cli.compare import compare
+
+    main.add_command(compare)
+
     from arena.cli.play import play, replay
 
     main.add_command(play)

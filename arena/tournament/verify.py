@@ -28,6 +28,8 @@ from arena.core.record import GameRecord, SeatRecord
 from arena.core.registry import Registry
 from arena.referee.replay import Replay, read_replay
 from arena.referee.review import check_replay
+from arena.tournament.compare import FORMAT as COMPARE
+from arena.tournament.compare import deal_seed
 from arena.tournament.outputs import results_json, standings_csv
 from arena.tournament.pairing import RoundPlan
 from arena.tournament.secret import game_seed, read_salt
@@ -330,7 +332,10 @@ def _check_schedule(run: _Run, row: GameRow, truth: GameRecord) -> list[str]:
         expected = " | ".join(tables[row.key.table].seatings[row.key.repeat])
         problems.append(f"seats {' | '.join(seating)}, the recorded pairing has {expected}")
     if run.salt_known and "seed" in run.settings:
-        due = game_seed(int(str(run.settings["seed"])), run.salt, row.key)
+        seed = int(str(run.settings["seed"]))
+        # both games of an `arena compare` deal are dealt alike: that is the comparison
+        due = (deal_seed(seed, run.salt, row.key) if run.settings.get("format") == COMPARE
+               else game_seed(seed, run.salt, row.key))
         if truth.seed != due:
             problems.append(f"seed {truth.seed} is not the one this run's tournament seed and "
                             "secret salt give this game")

@@ -1,0 +1,278 @@
+"""The run of `arena compare`: deals played in the tournament's worker pool until the
+sequential test decides, every game committed to the tournament store as it ends.
+
+The test takes the deals in deal order, never in completion order: deal d counts once deals
+1..d all have both games, and the test stops at the first deal whose LLR crosses a bound.
+The verdict is then a function of the seeds alone, the same with one worker or sixteen, and
+`--resume` after a kill reaches the same verdict after the same deal. Deals are handed out a
+few ahead of the test, so games finished after the verdict are stored but not counted.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.core.errors import ConfigError, StoreError
+from arena.core.game import Json
+from arena.core.record import GameRecord
+from arena.tournament.compare import (
+    BASE_GAME,
+    CANDIDATE_GAME,
+    CompareSetup,
+    deal_plan,
+    deal_result,
+    deal_seed,
+)
+from arena.tournament.config import preflight
+from arena.tournament.outputs import write_outputs
+from arena.tournament.pairing import RoundPlan
+from arena.tournament.runner import Interrupted, Job, RefereeFactory, Runner
+from arena.tournament.secret import ensure_salt, read_salt
+from arena.tournament.sprt import Sequential, Status, Verdict
+from arena.tournament.standings import PointsRule, compute
+from arena.tournament.store import DB_NAME, GameKey, Store, StoredGame
+from arena.tournament.workers import DiskFull, Pool, disk_full
+
+REPORT_NAME = "compare.json"
+AHEAD = 2
+"""Deals handed out beyond the test's position, per worker (enough to keep workers busy
+when one game runs long, few enough that little is played after the verdict)."""
+
+
+@dataclass
+class CompareProgress:
+    """What the progress lines show; updated as games end."""
+
+    status: Status
+    max_games: int
+    stored: int = 0
+    resumed: int = 0
+    running: dict[int, GameKey] = field(default_factory=dict)
+    faults: int = 0
+    forfeits: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def games(self) -> int:
+        """Games the test has counted (two per deal)."""
+        return 2 * self.status.deals
+
+
+@dataclass(frozen=True, slots=True)
+class CompareResult:
+    """How a comparison ended."""
+
+    verdict: Verdict
+    status: Status
+    stored: int
+    """Games in the database (some may have ended after the verdict and not count)."""
+
+
+class CompareRun:
+    """Plays one comparison into one output directory."""
+
+    def __init__(self, setup: CompareSetup, out: Path, *, max_games: int,
+                 concurrency: int | None = None, resume: bool = False,
+                 referee: RefereeFactory | None = None,
+                 on_progress: Callable[[CompareProgress], None] | None = None) -> None:
+        self.setup, self.out, self.resume = setup, out, resume
+        self.max_deals = max(1, max_games // 2)
+        self.concurrency = concurrency or os.cpu_count() or 1
+        # the tournament runner lends its worker pool its bots, referee and directory
+        self.runner = Runner(setup.tournament(out, self.concurrency), out,
+                             concurrency=self.concurrency, referee=referee)
+        self.test = Sequential(setup.hypotheses, setup.pairing)
+        self.progress = CompareProgress(self.test.status(), 2 * self.max_deals)
+        self.on_progress = on_progress or (lambda progress: None)
+        self.records: dict[GameKey, GameRecord] = {}
+        self.plans: dict[int, RoundPlan] = {}
+        self.salt: str | None = None
+        self.handed = 0
+        """The last deal handed to the pool."""
+
+    def run(self) -> CompareResult:
+        """Play until the test decides or `max_games` are counted; write the report.
+
+        Raises:
+            ConfigError: a bot's program is missing (before any game starts).
+            StoreError: the directory holds another run, or no run to resume, or a damaged
+                database.
+            ArenaError: a game failed in a worker, or killed its worker too often.
+            DiskFull: a write failed for lack of space; committed games are kept.
+            Interrupted: Ctrl-C; committed games are kept.
+        """
+        try:
+            preflight(self.runner.config)
+        except ConfigError as exc:  # its lines name a tournament file's lines: not here
+            raise ConfigError("cannot start the bots:",
+                              [p.split(": ", 1)[-1] for p in exc.problems]) from None
+        try:
+            return self._run()
+        except (OSError, sqlite3.OperationalError) as exc:
+            full = disk_full(exc, self.out)
+            if full is None:
+                raise
+            raise DiskFull(f"{full}; the games committed so far are kept in {self.out}: free "
+                           "some space, then run again with --resume") from None
+
+    def _run(self) -> CompareResult:
+        store = self._open()
+        try:
+            self.records = {g.key: g.record for g in store.games()}
+            self.plans = {p.round: p for p in store.rounds()}
+            self.progress.stored = self.progress.resumed = len(self.records)
+            self._advance()
+            if not self._done():
+                try:
+                    with Pool(self.runner, functools.partial(_stored, store)) as pool:
+                        self._play(store, pool)
+                except KeyboardInterrupt:
+                    raise Interrupted(f"interrupted: {len(self.records)} games are stored in "
+                                      f"{store.path}") from None
+                # workers finish the game they hold before they stop: read back all there is
+                self.records = {g.key: g.record for g in store.games()}
+            result = CompareResult(self.test.verdict or Verdict.INCONCLUSIVE,
+                                   self.test.status(), len(self.records))
+            self._write(store, result)
+            return result
+        finally:
+            store.close()
+
+    def _open(self) -> Store:
+        db = self.out / DB_NAME
+        if self.resume and not db.is_file():
+            raise StoreError(f"{self.out} holds no comparison to resume; drop --resume to "
+                             "start one")
+        if db.is_file():
+            _check_same(self.out, self.setup)
+        for sub in ("replays", "logs"):
+            (self.out / sub).mkdir(parents=True, exist_ok=True)
+        store = Store.open(self.out, self.setup.fingerprint, self.setup.name, create=True)
+        try:
+            store.lock()
+            held = len(store.keys())
+            if held and not self.resume:
+                raise StoreError(f"{self.out} already holds {held} game(s) of this "
+                                 "comparison: add --resume to continue it, or pick another "
+                                 "--out")
+            store.set_meta("settings", self.setup.settings())
+            self.salt = read_salt(self.out) if held else ensure_salt(self.out)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _done(self) -> bool:
+        return self.test.verdict is not None or self.test.sample.n >= self.max_deals
+
+    def _advance(self) -> None:
+        """Count every deal that is next in order and complete (until the verdict)."""
+        while not self._done():
+            deal = self.test.sample.n + 1
+            games = [self.records.get(GameKey(deal, 0, r)) for r in (CANDIDATE_GAME, BASE_GAME)]
+            if games[0] is None or games[1] is None:
+                break
+            self.test.add(*deal_result(self.setup, deal, games[0], games[1]))
+        self.progress.status = self.test.status()
+
+    def _play(self, store: Store, pool: Pool) -> None:
+        self._hand_out(store, pool)
+        while not self._done():
+            event = pool.next_event()
+            if event is None:
+                continue
+            kind, worker, key, payload = event
+            if kind == "start" and key is not None:
+                self.progress.running[worker] = key
+            elif kind == "done" and key is not None:
+                self.progress.running.pop(worker, None)
+                self._finished(key, GameRecord.from_json(payload))
+                self._advance()
+                self._hand_out(store, pool)
+            elif kind == "retry":
+                self.progress.running.pop(worker, None)
+            self.on_progress(self.progress)
+
+    def _hand_out(self, store: Store, pool: Pool) -> None:
+        """Hand out deals up to `AHEAD` per worker beyond the test's position."""
+        last = min(self.max_deals, self.test.sample.n + AHEAD * self.concurrency)
+        while self.handed < last:
+            self.handed += 1
+            plan = self._plan(store, self.handed)
+            for repeat, seating in enumerate(plan.tables[0].seatings):
+                key = GameKey(self.handed, 0, repeat)
+                if key not in self.records:
+                    pool.submit(Job(key, seating, deal_seed(self.setup.seed, self.salt, key)))
+
+    def _plan(self, store: Store, deal: int) -> RoundPlan:
+        plan = deal_plan(self.setup, deal)
+        stored = self.plans.get(deal)
+        if stored is None:
+            store.add_round(plan)
+            self.plans[deal] = plan
+        elif stored != plan:
+            raise StoreError(f"deal {deal} was recorded with other seats than this comparison "
+                             "gives it: the database does not match these bots")
+        return plan
+
+    def _finished(self, key: GameKey, record: GameRecord) -> None:
+        self.records[key] = record
+        self.progress.stored += 1
+        for seat in record.seats:
+            self.progress.faults += seat.faults
+            self.progress.forfeits += 1 if seat.forfeit is not None else 0
+
+    def _write(self, store: Store, result: CompareResult) -> None:
+        games = [StoredGame(k, r) for k, r in sorted(
+            self.records.items(), key=lambda kr: (kr[0].round, kr[0].table, kr[0].repeat))]
+        rounds = sorted(self.plans.values(), key=lambda p: p.round)
+        settings = self.setup.settings()
+        table = compute([b.name for b in self.setup.bots], games, rounds, PointsRule(),
+                        self.setup.players, False, True, self.setup.seed)
+        write_outputs(self.out, settings, table, games, rounds)
+        report = report_json(self.setup, result, self.records)
+        (self.out / REPORT_NAME).write_text(json.dumps(report, indent=1) + "\n")
+
+
+def report_json(setup: CompareSetup, result: CompareResult,
+                records: dict[GameKey, GameRecord]) -> dict[str, Json]:
+    """Return the verdict, the figures and every counted deal as JSON-ready data."""
+    status = result.status
+    deals: list[Json] = []
+    for deal in range(1, status.deals + 1):
+        cand, base = (records[GameKey(deal, 0, r)] for r in (CANDIDATE_GAME, BASE_GAME))
+        c, b = deal_result(setup, deal, cand, base)
+        deals.append({"deal": deal, "seed": cand.seed, "candidate_score": c,
+                      "base_score": b, "pair_score": (1 + c - b) / 2})
+    return {"compare": setup.settings(), "verdict": result.verdict.value,
+            "games": 2 * status.deals, "deals": status.deals, "stored_games": result.stored,
+            "llr": status.llr, "bounds": [status.lower, status.upper], "elo": status.elo,
+            "elo_95": status.elo_95 if status.elo_95 != float("inf") else None,
+            "los": status.los, "variance_reduction": status.variance_reduction,
+            "deal_results": deals}
+
+
+def _check_same(out: Path, setup: CompareSetup) -> None:
+    """Refuse a directory that holds another run, naming it (nothing is changed)."""
+    store = Store.open(out, None)
+    try:
+        stored, name = store.meta("fingerprint"), store.meta("name")
+    finally:
+        store.close()
+    if stored != setup.fingerprint:
+        raise StoreError(
+            f"{out} holds another run ({name!r}): a comparison resumes only with the same "
+            "game, bots, players, rules, seed, time control, --max-faults and SPRT bounds; "
+            "its games were left untouched: use another --out")
+
+
+def _stored(store: Store, key: GameKey) -> GameRecord | None:
+    return next((g.record for g in store.games() if g.key == key), None)
+
