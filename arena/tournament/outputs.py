@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -53,9 +54,21 @@ def write_outputs(out: Path, settings: Mapping[str, Json], table: Standings,
                   games: Sequence[StoredGame], rounds: Sequence[RoundPlan]) -> None:
     """Write DIR/results.json and DIR/standings.csv."""
     ordered = sorted(games, key=lambda g: (g.key.round, g.key.table, g.key.repeat))
-    (out / "results.json").write_text(
-        json.dumps(results_json(settings, table, ordered, rounds), indent=1) + "\n")
-    (out / "standings.csv").write_text(standings_csv(table))
+    _write_whole(out / "results.json",
+                 json.dumps(results_json(settings, table, ordered, rounds), indent=1) + "\n")
+    _write_whole(out / "standings.csv", standings_csv(table))
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Write `path` whole or not at all: a full disk leaves the previous file (or none),
+    never a cut-off one."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        partial.write_text(text)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def standings_from_store(directory: Path) -> tuple[dict[str, Json], Standings]:
