@@ -80,9 +80,9 @@ def _bot(text: str, option: str) -> BotSpec:
 
 
 def _opponent(text: str) -> BotSpec:
-    """`NAME=CMD`, or a bare `builtin:NAME` (named after the policy)."""
+    """`NAME=CMD`, or a bare `builtin:NAME` (named `opp-NAME`)."""
     if "=" not in text and text.startswith("builtin:"):
-        return BotSpec(text.removeprefix("builtin:"), (text,))
+        return BotSpec(f"opp-{text.removeprefix('builtin:')}", (text,))
     return _bot(text, "--opponents")
 
 
@@ -97,8 +97,9 @@ def _opponent(text: str) -> BotSpec:
 @click.option("--opponents", "--opponent", "opponents", multiple=True,
               metavar="NAME=CMD",
               help="An opponent for the other seats (repeatable; taken in turn to fill the "
-                   "N - 1 seats). Default with 3+ players: builtin:random. With 2 players "
-                   "and none, the candidate plays the base.")
+                   "N - 1 seats); a bare builtin:NAME is named opp-NAME. Default with 3+ "
+                   "players: builtin:random. With 2 players and none, the candidate plays "
+                   "the base.")
 @click.option("--players", "-p", type=click.IntRange(2, 8), default=2, show_default=True,
               help="Seats per game.")
 @click.option("--elo0", type=float, default=0.0, show_default=True,
@@ -188,7 +189,7 @@ def _setup(game: str, candidate: str, base: str, opponents: tuple[str, ...], pla
         raise click.BadParameter(str(exc), param_hint="--elo0/--elo1/--alpha/--beta") from None
     given = [_opponent(o) for o in opponents]
     if players > 2 and not given:
-        given = [BotSpec("random", ("builtin:random",))]
+        given = [_opponent("builtin:random")]
     try:
         others = fill_opponents(given, players - 1) if given else ()
         return CompareSetup(game, players, _bot(candidate, "--candidate"),

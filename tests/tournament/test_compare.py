@@ -1,0 +1,201 @@
+"""`arena compare`: the schedule of duplicate deals, and whole comparisons through the
+command (real referee, sample bots): greedy is found better than random, random is not
+found better than random, a killed run resumes to the verdict an uninterrupted run reaches,
+and every error exits 3 (never a verdict's status)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.core.game import Termination
+from arena.core.record import GameRecord, SeatRecord
+from arena.referee.spec import BotSpec
+from arena.tournament.compare import (
+    CompareSetup,
+    deal_plan,
+    deal_result,
+    deal_seed,
+    fill_opponents,
+    seat_score,
+)
+from arena.tournament.sprt import Pairing
+from arena.tournament.store import GameKey
+from tests.conditions import wait_until
+from tests.tournament.test_resume import children, stored
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ROOT / "sample_bots" / "python"
+GREEDY = f"greedy=python {BOTS / 'greedy_bot.py'}"
+RANDOM = f"random=python {BOTS / 'random_bot.py'}"
+RANDOM_2 = f"random2=python {BOTS / 'random_bot.py'}"
+
+
+def spec(name: str) -> BotSpec:
+    return BotSpec(name, ("builtin:random",))
+
+
+def four_seats() -> CompareSetup:
+    return CompareSetup("machiavelli", 4, spec("cand"), spec("base"),
+                        fill_opponents([spec("opp")], 3))
+
+
+def test_head_to_head_plays_both_ways_round() -> None:
+    setup = CompareSetup("machiavelli", 2, spec("cand"), spec("base"))
+    assert setup.pairing is Pairing.HEAD_TO_HEAD
+    for deal in (1, 2, 3):
+        assert deal_plan(setup, deal).tables[0].seatings == (("cand", "base"),
+                                                             ("base", "cand"))
+
+
+def test_replacement_seats_the_base_where_the_candidate_sat_and_rotates() -> None:
+    setup = four_seats()
+    assert setup.pairing is Pairing.REPLACEMENT
+    seats = []
+    for deal in range(1, 9):
+        cand, base = deal_plan(setup, deal).tables[0].seatings
+        seat = cand.index("cand")
+        assert base.index("base") == seat
+        assert [b for b in cand if b != "cand"] == [b for b in base if b != "base"]
+        seats.append(seat)
+    assert seats == [0, 1, 2, 3, 0, 1, 2, 3]
+
+
+def test_both_games_of_a_deal_share_their_seed_and_deals_differ() -> None:
+    salt = "ab" * 32
+    first = {deal_seed(1, salt, GameKey(1, 0, r)) for r in (0, 1)}
+    second = {deal_seed(1, salt, GameKey(2, 0, r)) for r in (0, 1)}
+    assert len(first) == len(second) == 1 and first != second
+    assert deal_seed(1, "cd" * 32, GameKey(1, 0, 0)) not in first
+
+
+def test_opponents_fill_the_seats_in_turn_with_their_own_names() -> None:
+    names = [b.name for b in fill_opponents([spec("a"), spec("b")], 5)]
+    assert names == ["a", "b", "a-2", "b-2", "a-3"]
+    with pytest.raises(ValueError):
+        fill_opponents([spec("a")] * 4, 3)
+    with pytest.raises(ValueError):
+        CompareSetup("machiavelli", 3, spec("x"), spec("x"), fill_opponents([spec("o")], 2))
+
+
+def record(placings: list[int], bots: list[str]) -> GameRecord:
+    seats = tuple(SeatRecord(i, b, "", p, 0) for i, (b, p) in enumerate(zip(bots, placings,
+                                                                            strict=True)))
+    return GameRecord("machiavelli", {}, 1, Termination.COMPLETED, seats, 1)
+
+
+def test_a_seat_scores_the_share_of_seats_it_finished_ahead_of() -> None:
+    game = record([2, 1, 2, 4], ["a", "b", "c", "d"])
+    assert [seat_score(game, s) for s in range(4)] == [0.5, 1.0, 0.5, 0.0]
+    setup = four_seats()
+    cand, base = deal_plan(setup, 2).tables[0].seatings  # the tested seat is 1
+    assert deal_result(setup, 2, record([3, 1, 2, 4], list(cand)),
+                       record([1, 2, 3, 4], list(base))) == (1.0, 2 / 3)
+
+
+# whole comparisons ---------------------------------------------------------------------
+
+
+def arena(*args: str) -> list[str]:
+    return [sys.executable, "-m", "arena", *args]
+
+
+def compare(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(arena("compare", "machiavelli", "--out", str(out), "-j", "2",
+                                "--sandbox", "none", *args),
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+def report(out: Path) -> dict[str, object]:
+    data: dict[str, object] = json.loads((out / "compare.json").read_text())
+    return data
+
+
+def test_greedy_is_found_better_than_random(tmp_path: Path) -> None:
+    done = compare(tmp_path, "--candidate", GREEDY, "--base", RANDOM, "--elo1", "50",
+                   "--max-games", "200")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "H1 accepted: greedy is better than random" in done.stdout
+    assert "LLR" in done.stdout and "LOS" in done.stdout and "Elo +" in done.stdout
+    result = report(tmp_path)
+    assert result["verdict"] == "H1"
+    assert isinstance(result["games"], int) and result["games"] < 200
+    checked = subprocess.run(arena("verify", str(tmp_path)), capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_random_is_not_found_better_than_random(tmp_path: Path) -> None:
+    done = compare(tmp_path, "--candidate", RANDOM, "--base", RANDOM_2, "--elo1", "50",
+                   "--players", "3", "--opponents", "builtin:random", "--max-games", "300")
+    assert done.returncode in (1, 2), done.stdout + done.stderr
+    assert report(tmp_path)["verdict"] in ("H0", "inconclusive")
+
+
+def test_a_killed_comparison_resumes_to_the_uninterrupted_verdict(tmp_path: Path) -> None:
+    """Deals between builtin bots whose Elo difference lies between the bounds, so the test
+    runs to --max-games; the second directory is given the first one's salt, so both play
+    the same deals."""
+    args = ("--candidate", "d=builtin:default", "--base", "r=builtin:random", "--players",
+            "3", "--elo0", "-800", "--elo1", "-300", "--max-games", "80")
+    killed, whole = tmp_path / "killed", tmp_path / "whole"
+    process = subprocess.Popen(arena("compare", "machiavelli", "--out", str(killed), "-j",
+                                     "2", "--sandbox", "none", *args),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    try:
+        wait_until(lambda: stored(killed) >= 10 or process.poll() is not None,
+                   "10 games stored")
+        workers = children(process.pid)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        wait_until(lambda: not any(Path(f"/proc/{w}").exists() for w in workers),
+                   "the workers of the killed run gone")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert stored(killed) < 80
+    resumed = compare(killed, *args, "--resume")
+    assert "already stored" in resumed.stdout
+    whole.mkdir()
+    shutil.copy2(killed / "secret.salt", whole / "secret.salt")
+    uninterrupted = compare(whole, *args)
+    assert resumed.returncode == uninterrupted.returncode, resumed.stderr + uninterrupted.stderr
+    first, second = report(killed), report(whole)
+    for key in ("verdict", "games", "llr", "elo", "deal_results"):
+        assert first[key] == second[key], key
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--players", "9"], "--players"),
+    (["--elo0", "5", "--elo1", "5"], "elo1"),
+    (["--opponents", "nameonly"], "NAME=CMD"),
+    (["--base", "r=no-such-program-xyz"], "no-such-program-xyz"),
+])
+def test_errors_exit_3_never_a_verdict(tmp_path: Path, args: list[str], message: str) -> None:
+    base = ["--candidate", "c=builtin:random", "--base", "b=builtin:default"]
+    done = compare(tmp_path / "out", *(base + args if "--base" not in args else
+                                       ["--candidate", "c=builtin:random", *args]))
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_another_runs_directory_is_refused_untouched(tmp_path: Path) -> None:
+    first = compare(tmp_path, "--candidate", "c=builtin:default", "--base", "b=builtin:random",
+                    "--elo1", "100")
+    assert first.returncode == 1, first.stderr
+    before = (tmp_path / "results.sqlite").read_bytes()
+    other = compare(tmp_path, "--candidate", "c=builtin:random", "--base", "b=builtin:default",
+                    "--elo1", "100", "--resume")
+    assert other.returncode == 3
+    assert "holds another run" in other.stderr
+    assert (tmp_path / "results.sqlite").read_bytes() == before
+    again = compare(tmp_path, "--candidate", "c=builtin:default", "--base", "b=builtin:random",
+                    "--elo1", "100")
+    assert again.returncode == 3 and "--resume" in again.stderr
