@@ -50,8 +50,12 @@ PROGRESS_LINES = 100
                    "file's `out`, relative to the file, else runs/<name>).")
 @click.option("--dry-run", is_flag=True, help="Print the schedule and the game count only.")
 @sandbox_option(default=None)
+@click.option("--max-bots", type=click.IntRange(min=1), default=None,
+              help="Bot processes alive at once per worker (default: the file's `max_bots`, "
+                   "else twice the table size); bots start when a game needs them and the "
+                   "least recently used stop first.")
 def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
-        dry_run: bool, sandbox: str | None) -> None:
+        dry_run: bool, sandbox: str | None, max_bots: int | None) -> None:
     """Run the tournament described in FILE (YAML; see docs/tournaments.md).
 
     On a terminal a live view shows the progress, the running games and the top of the
@@ -68,6 +72,12 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     if sandbox is not None:
         config = replace(config, sandbox=SandboxPolicy(SandboxMode(sandbox),
                                                        config.sandbox.limits))
+    if max_bots is not None:
+        if max_bots < config.table.size:
+            raise click.BadParameter(f"{max_bots} is less than the table size "
+                                     f"({config.table.size}): a game needs all its bots",
+                                     param_hint="--max-bots")
+        config = replace(config, max_bots=max_bots)
     if (note := isolation_warning(config)) is not None:
         err_console.print(f"[bold yellow]{note}[/]")
     view = _LiveView() if live_view_wanted() else None
@@ -184,7 +194,7 @@ class _LiveView:
         s = self.state
         running = ", ".join(str(k) for k in s.running.values()) or "-"
         info = (f"running: {running}\nfaults: {s.faults}  timeouts: {s.timeouts}  "
-                f"crashes/forfeits: {s.crashes}"
+                f"crashes/forfeits: {s.crashes}  bot processes: {s.bots_alive}"
                 + (f"  (resumed with {s.resumed} games stored)" if s.resumed else ""))
         parts: list[object] = [self.bar, info]
         if self.table is not None:
@@ -227,7 +237,8 @@ def progress_line(state: RunProgress) -> str:
     played = state.done - state.resumed
     eta = elapsed / played * (state.total - state.done) if played else 0.0
     return (f"[{state.done}/{state.total}] {label}: {order} | faults {state.faults}, "
-            f"timeouts {state.timeouts}, forfeits {state.crashes} | {_clock(elapsed)} "
+            f"timeouts {state.timeouts}, forfeits {state.crashes} | bot processes "
+            f"{state.bots_alive} | {_clock(elapsed)} "
             f"elapsed, ETA {_clock(eta)}")
 
 

@@ -121,12 +121,15 @@ class Referee:
                  workdir: Path, *, endpoint: str | None = None, registry: Registry = REGISTRY,
                  grace_ms: int = GRACE_MS, log_cap: int = LOG_CAP_BYTES,
                  sandbox: SandboxPolicy | None = None, hide: Sequence[Path] = (),
-                 announce: bool = True) -> None:
+                 announce: bool = True, max_bots: int | None = None) -> None:
         """Check the bots; nothing starts before `__enter__`.
 
         `workdir` holds the bots' logs (`workdir/logs/NAME.log`); it and every path in
         `hide` (the run directory) are out of every sandboxed bot's sight. `announce` says
         once per process when bots run without the sandbox that `auto` would want.
+        `max_bots` bounds the bot processes alive at once: bots then start when a game needs
+        them, stay warm for later games, and the least recently used are stopped first
+        (None: every bot starts at once and stays).
 
         Raises:
             ConfigError: duplicate names, an empty command, an unknown built-in, or
@@ -149,6 +152,10 @@ class Referee:
         self._reported = 0
         self._monitor_stop = threading.Event()
         self._monitor: threading.Thread | None = None
+        self.max_bots = max_bots
+        self._used: dict[str, int] = {}
+        """Bot name -> the number of the game it last played in (least recent stops first)."""
+        self._games = 0
 
     # -- lifetime ---------------------------------------------------------------------------
 
@@ -163,8 +170,9 @@ class Referee:
         self._transport = ZmqTransport(self._endpoint)
         self._install_sigterm()
         try:
-            self._launch([b for b in self._bots.values()
-                          if b.spec.builtin is None and b.spec.restart is Restart.NEVER])
+            if self.max_bots is None:
+                self._launch([b for b in self._bots.values()
+                              if b.spec.builtin is None and b.spec.restart is Restart.NEVER])
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -223,6 +231,9 @@ class Referee:
         self._check_seating(seating)
         engine.resolve_rules(len(seating), rules)
         table = [self._bots[name] for name in seating]
+        self._games += 1
+        self._used.update((name, self._games) for name in seating)
+        self._evict(len(table), keep=set(seating))
         self._prepare(table)
         label = label or (replay.stem if replay is not None else "")
         for bot in table:
@@ -241,6 +252,25 @@ class Referee:
                 writer.close()
             self._stop([b for b in table if b.process is not None and (
                 b.spec.restart is Restart.PER_GAME or b.breach is not None)], "game over")
+
+    def live_bots(self) -> list[str]:
+        """The bots whose process is running now (for scheduling with affinity)."""
+        return [name for name, bot in self._bots.items() if bot.alive()]
+
+    def _evict(self, needed: int, keep: set[str]) -> None:
+        """Stop the least recently used bots outside `keep` until the `needed` more processes
+        fit under `max_bots`."""
+        if self.max_bots is None:
+            return
+        running = [b for b in self._bots.values() if b.process is not None]
+        missing = sum(1 for name in keep if self._bots[name].process is None
+                      and self._bots[name].spec.builtin is None)
+        excess = len(running) + missing - self.max_bots
+        if excess <= 0:
+            return
+        idle = sorted((b for b in running if b.spec.name not in keep),
+                      key=lambda b: self._used.get(b.spec.name, 0))
+        self._stop(idle[:excess], "idle")
 
     def _annotations(self) -> dict[str, Json]:
         """What a game record says besides the game: isolation, and the alarms raised since

@@ -29,7 +29,7 @@ from arena.core.registry import Registry
 from arena.referee.players import BUILTINS
 from arena.referee.sandbox import SandboxPolicy
 from arena.referee.spec import BotSpec, FaultPolicy, Restart, TimeControl
-from arena.tournament.isolation import bot_network, sandbox_policy
+from arena.tournament.isolation import bot_network, max_bots, sandbox_policy
 from arena.tournament.pairing import ALL_SUBSETS_LIMIT, table_sizes
 from arena.tournament.yamlpos import LineDict, LineList, load
 
@@ -85,6 +85,12 @@ class TournamentConfig:
     ZeroMQ libraries without ipc, such as JeroMQ). It changes no result."""
     sandbox: SandboxPolicy = SandboxPolicy()
     """The bots' sandbox and limits (`sandbox:`, `limits:`; see docs/security.md)."""
+    max_bots: int | None = None
+    """Bot processes alive at once per worker (`max_bots:`); None: twice the table size."""
+
+    def bot_bound(self) -> int:
+        """Bot processes alive at once per worker: `max_bots`, else twice the table size."""
+        return self.max_bots if self.max_bots is not None else 2 * self.table.size
 
     def bot(self, name: str) -> BotSpec:
         """Return the bot called `name`."""
@@ -93,9 +99,10 @@ class TournamentConfig:
 
 TOP_KEYS = ("name", "game", "rules", "players_per_game", "format", "rounds",
             "games_per_pairing", "time", "faults", "concurrency", "seed", "out", "bots",
-            "transport", "sandbox", "limits",
+            "transport", "sandbox", "limits", "max_bots",
             "challengers", "points", "bye_points", "max_games")
-UNSCORED = ("out", "concurrency", "name", "transport", "max_games", "sandbox", "limits")
+UNSCORED = ("out", "concurrency", "name", "transport", "max_games", "sandbox", "limits",
+            "max_bots")
 """Keys that change neither the schedule nor the results: not in the fingerprint."""
 REQUIRED = ("name", "game", "bots")
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms")
@@ -239,6 +246,7 @@ class _Builder:
             p.add(doc.line_of("transport"),
                   f"transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
         sandbox = sandbox_policy(doc, p.add)
+        bound = max_bots(doc, p.add, table.size)
         if p.items:
             return None
         raw = {k: _plain(doc.get(k)) for k in TOP_KEYS if k not in UNSCORED}
@@ -249,7 +257,7 @@ class _Builder:
             seed=seed or 0, out=self._out(name),
             bots=tuple(bots), challengers=tuple(challengers), points=points,
             bye_points=bye, fingerprint=fingerprint, source=self.p.source,
-            bot_lines=bot_lines, transport=transport, sandbox=sandbox,
+            bot_lines=bot_lines, transport=transport, sandbox=sandbox, max_bots=bound,
         )
 
     # scalars -------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The `sandbox:` and `limits:` keys of a tournament file, and a bot's `network:`.
+"""The `sandbox:`, `limits:` and `max_bots:` keys of a tournament file, and a bot's
+`network:`: what a bot's processes may be and how many of them live at once.
 
 Kept apart from `config.py` so that what decides a bot's isolation reads in one place.
 """
@@ -63,3 +64,19 @@ def bot_network(item: LineDict, report: Report) -> bool:
         report(item.line_of("network"), f"bot 'network' must be true or false, not {value!r}")
         return False
     return value
+
+
+def max_bots(doc: LineDict, report: Report, table_size: int) -> int | None:
+    """Read `max_bots:` (bot processes alive at once per worker; None: the default)."""
+    value = doc.get("max_bots")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not \
+            table_size <= value <= MAX_BOTS:
+        report(doc.line_of("max_bots"), f"'max_bots' must be an integer from the table size "
+               f"({table_size}) to {MAX_BOTS}, not {value!r}: a game needs all its bots alive")
+        return None
+    return value
+
+
+MAX_BOTS = 100_000

@@ -17,10 +17,17 @@ from dataclasses import dataclass, field
 
 from arena.core.game import Json
 from arena.core.rng import derive_seed
+from arena.tournament import swiss
+from arena.tournament.grouping import greedy, improve, search, spread_rounds
 from arena.tournament.seating import balance, rotations, seat_counts, seat_greedily
 
 ALL_SUBSETS_LIMIT = 256
 """Up to this many tables, an N-player round-robin plays every k-subset of the bots."""
+SWISS_MEETING_WEIGHT = 1000
+"""In an N-seat Swiss round, one earlier meeting at a table weighs as much as this many
+ranks x seats of spread: a repeat is avoided by moving a bot a table or two."""
+SWISS_KICKS = 30
+"""Perturbations of an N-seat Swiss round's local search (see `grouping.search`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +71,10 @@ class History:
     meetings: Counter[tuple[str, str]] = field(default_factory=Counter)
     seats: dict[str, Counter[int]] = field(default_factory=dict)
     byes: Counter[str] = field(default_factory=Counter)
+    sized: dict[tuple[str, int], Counter[int]] = field(default_factory=dict)
+    """Seats held per (bot, table size)."""
+    two_seat: dict[str, list[int]] = field(default_factory=dict)
+    """Each bot's seats (0 first, 1 second) in its two-seat games, in the order played."""
 
     @classmethod
     def of(cls, rounds: Iterable[RoundPlan]) -> History:
@@ -76,6 +87,11 @@ class History:
                 seatings.extend(table.seatings)
                 history.meetings.update(_pairs(table.bots))
         history.seats = seat_counts(seatings)
+        for seating in seatings:
+            for seat, bot in enumerate(seating):
+                history.sized.setdefault((bot, len(seating)), Counter())[seat] += 1
+                if len(seating) == 2:
+                    history.two_seat.setdefault(bot, []).append(seat)
         return history
 
     def met(self, a: str, b: str) -> int:
@@ -173,28 +189,13 @@ def _balanced_rounds(bots: Sequence[str], size: int, smallest: int, count: int,
         order.sort(key=lambda b: -history.byes[b])  # stable: the fewest byes rest next
         playing, resting = order[:len(order) - bye_count], order[len(order) - bye_count:]
         history.byes.update(resting)
-        tables = _group(playing, sizes, history, window=len(playing))
+        tables = greedy(playing, sizes, history.met, window=len(playing))
+        improve(tables, history.met)
         for table in tables:
             history.meetings.update(_pairs(table))
         out.append(tables)
+    spread_rounds(out, rng)
     return out
-
-
-def _group(ranked: Sequence[str], sizes: Sequence[int], history: History,
-           window: int) -> list[list[str]]:
-    """Fill tables top-down: each takes the highest remaining bot, then, one by one, the
-    candidate (among the next `window`) with the fewest earlier meetings with those seated."""
-    remaining = list(ranked)
-    tables: list[list[str]] = []
-    for k in sizes:
-        table = [remaining.pop(0)]
-        while len(table) < k:
-            candidates = remaining[:window]
-            best = min(range(len(candidates)), key=lambda i: (
-                sum(history.met(candidates[i], t) for t in table), i))
-            table.append(remaining.pop(best))
-        tables.append(table)
-    return tables
 
 
 def _finish(groups: list[list[list[str]]], bots: Sequence[str],
@@ -244,26 +245,35 @@ def gauntlet(challengers: Sequence[str], field: Sequence[str], size: int, smalle
 # swiss ---------------------------------------------------------------------------------
 
 def swiss_round(number: int, ranked: Sequence[str], history: History, size: int,
-                smallest: int, repeats: int) -> RoundPlan:
-    """Pair one Swiss round from the current ranking (best first) and earlier rounds.
+                smallest: int, repeats: int,
+                points: Mapping[str, float] | None = None) -> RoundPlan:
+    """Pair one Swiss round from the current ranking (best first), the points behind it
+    (for score groups) and earlier rounds.
 
-    Byes go to the lowest-ranked bots with the fewest byes. Two seats: each bot, from the
-    top, meets the nearest-ranked bot it has not met, backtracking so that no pairing
-    repeats while another exists. N seats: score groups are cut into tables top-down,
-    each seat taken by the nearby bot with the fewest earlier meetings at that table.
-    Seats go to whoever held them least.
+    Two seats: a maximum-weight matching of the whole field (`arena.tournament.swiss`).
+    N seats: byes to the lowest-ranked bots with the fewest byes; tables cut top-down, then
+    improved by swaps that lower earlier meetings first and the rank spread second; seats
+    go to whoever held them least at tables of that size.
     """
+    if size == 2 and smallest == 2:
+        fld = swiss.Field(ranked, swiss.score_groups(ranked, points),
+                          {b: swiss.seat_history(history.two_seat.get(b, [])) for b in ranked},
+                          history.meetings, history.byes)
+        pairs, bye = swiss.pair(fld)
+        return RoundPlan(number, tuple(Table(i, tuple(rotations(p, repeats)))
+                                       for i, p in enumerate(pairs)), (bye,) if bye else ())
     sizes, bye_count = table_sizes(len(ranked), size, smallest)
     byes = _swiss_byes(ranked, history, bye_count)
     playing = [b for b in ranked if b not in byes]
-    if size == 2 and smallest == 2:
-        tables = _pair_two(playing, history)
-    else:
-        tables = _group(playing, sizes, history, window=3 * size)
-    counts = {b: Counter(history.seats.get(b, Counter())) for b in playing}
+    tables = greedy(playing, sizes, history.met, window=3 * size)
+    rank = {b: i for i, b in enumerate(playing)}
+    rng = random.Random(derive_seed(number, "swiss", *playing))
+    search(tables, history.met, rank, SWISS_MEETING_WEIGHT * size, rng, SWISS_KICKS)
+    tables.sort(key=lambda t: min(rank[b] for b in t))
     out = []
     for index, table in enumerate(tables):
-        seating = seat_greedily(table, counts)
+        counts = {b: history.sized.get((b, len(table)), Counter()) for b in table}
+        seating = seat_greedily(sorted(table, key=rank.__getitem__), counts)
         out.append(Table(index, tuple(rotations(seating, repeats))))
     return RoundPlan(number, tuple(out), tuple(b for b in ranked if b in byes))
 
@@ -274,30 +284,3 @@ def _swiss_byes(ranked: Sequence[str], history: History, count: int) -> set[str]
     bottom_up = list(reversed(ranked))
     bottom_up.sort(key=lambda b: history.byes[b])  # stable: lowest-ranked first per bye count
     return set(bottom_up[:count])
-
-
-def _pair_two(playing: Sequence[str], history: History) -> list[list[str]]:
-    """Pair top-down with backtracking; the first complete pairing without repeats wins,
-    else (after a bounded search) the greedy pairing with the fewest repeats."""
-    budget = [20000]
-
-    def search(remaining: list[str]) -> list[list[str]] | None:
-        if not remaining:
-            return []
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
-        top = remaining[0]
-        for i in range(1, len(remaining)):
-            if history.met(top, remaining[i]):
-                continue
-            rest = search(remaining[1:i] + remaining[i + 1:])
-            if rest is not None:
-                return [[top, remaining[i]], *rest]
-        return None
-
-    found = search(list(playing))
-    if found is not None:
-        return found
-    sizes = [2] * (len(playing) // 2)
-    return _group(playing, sizes, history, window=len(playing))

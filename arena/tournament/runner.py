@@ -79,6 +79,13 @@ class Progress:
     crashes: int = 0
     started: float = field(default_factory=time.monotonic)
     last: GameRecord | None = None
+    bots: dict[int, int] = field(default_factory=dict)
+    """Worker -> its bot processes alive after its last game."""
+
+    @property
+    def bots_alive(self) -> int:
+        """Bot processes alive in all workers (as of each worker's last game)."""
+        return sum(self.bots.values())
 
 
 def jobs_of(plan: RoundPlan, seed: int, salt: str | None) -> list[Job]:
@@ -259,7 +266,10 @@ class Runner:
                 self._finished(key, GameRecord.from_json(payload))
             elif kind == "retry":
                 self.progress.running.pop(worker, None)
+                self.progress.bots.pop(worker, None)
                 log.warning("%s", payload)
+            elif kind == "bots":
+                self.progress.bots[worker] = len(payload)
             self.on_progress(self.progress)
 
     def _finished(self, key: GameKey, record: GameRecord) -> None:
@@ -278,7 +288,8 @@ def _default_referee(config: TournamentConfig, out: Path) -> RefereeFactory:
     # The run directory is hidden from every sandboxed bot; the parent says once whether
     # bots run without a sandbox (see `isolation_warning`), not each worker.
     return functools.partial(Referee, endpoint=LOOPBACK_TCP if config.transport == "tcp"
-                             else None, sandbox=config.sandbox, hide=(out,), announce=False)
+                             else None, sandbox=config.sandbox, hide=(out,), announce=False,
+                             max_bots=config.bot_bound())
 
 
 def isolation_warning(config: TournamentConfig) -> str | None:

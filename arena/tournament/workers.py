@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import logging
 import multiprocessing as mp
 import os
@@ -48,8 +49,12 @@ POLL_S = 0.5
 """How long `Pool.next_event` waits for a message before it returns None."""
 
 Event = tuple[str, int, GameKey | None, Any]
-"""(kind, worker index, game, payload). Kinds: `start`, `done` (payload: the record's
-JSON), `retry` (payload: what happened, one line); `error` is raised, never returned."""
+"""(kind, worker index, game, payload). Kinds: `start`, `bots` (payload: the names of the
+bots whose process is alive in that worker, sent before its `done`), `done` (payload: the
+record's JSON), `retry` (payload: what happened, one line); `error` is raised, never
+returned."""
+AFFINITY_WINDOW = 64
+"""How many queued games an idle worker looks through for the one whose bots it has."""
 
 
 class DiskFull(ArenaError):
@@ -91,6 +96,8 @@ class _Worker:
     job: Job | None = None
     started: bool = False
     """The worker said `start` for its job (a death before that is not the game's fault)."""
+    live: frozenset[str] = frozenset()
+    """The bots whose process is alive in this worker, as of its last game."""
 
 
 class Pool:
@@ -130,10 +137,21 @@ class Pool:
             if not self.queue:
                 return
             if worker.job is None:
-                worker.job, worker.started = self.queue.popleft(), False
+                worker.job, worker.started = self._affine(worker.live), False
                 # a worker that just died is found at the end of its pipe; its job goes back
                 with contextlib.suppress(OSError):
                     worker.conn.send(worker.job)
+
+    def _affine(self, live: frozenset[str]) -> Job:
+        """Take the queued game (among the first few) that needs the fewest bot starts in a
+        worker whose running bots are `live`; the earliest among equals. Which worker plays
+        a game never changes its result (its seed is the job's)."""
+        window = list(itertools.islice(self.queue, AFFINITY_WINDOW))
+        best = min(range(len(window)),
+                   key=lambda i: (sum(n not in live for n in window[i].seating), i))
+        job = window[best]
+        del self.queue[best]
+        return job
 
     def next_event(self) -> Event | None:
         """Return the next event, or None when no worker said anything for `POLL_S`.
@@ -167,6 +185,8 @@ class Pool:
             raise DiskFull(f"{payload}{_RESUME}")
         if kind == "start":
             worker.started = True
+        elif kind == "bots":
+            worker.live = frozenset(payload)
         elif kind == "done":
             worker.job = None
             self._dispatch()
@@ -267,6 +287,8 @@ def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
                     key = job.key
                     _send(conn, ("start", index, key, None))
                     record = _play(ref, store, game, rules, job, out)
+                    live = ref.live_bots() if hasattr(ref, "live_bots") else []
+                    _send(conn, ("bots", index, None, live))
                     _send(conn, ("done", index, key, record.to_json()))
                     key = None
         finally:
