@@ -23,11 +23,12 @@ from arena.tournament.seating import balance, rotations, seat_counts, seat_greed
 
 ALL_SUBSETS_LIMIT = 256
 """Up to this many tables, an N-player round-robin plays every k-subset of the bots."""
-SWISS_MEETING_WEIGHT = 1000
+SWISS_MEETING_WEIGHT = 16
 """In an N-seat Swiss round, one earlier meeting at a table weighs as much as this many
-ranks x seats of spread: a repeat is avoided by moving a bot a table or two."""
-SWISS_KICKS = 30
-"""Perturbations of an N-seat Swiss round's local search (see `grouping.search`)."""
+ranks x seats of rank spread: a repeat is avoided by moving a bot a few tables."""
+SWISS_KICKS, SWISS_KICK_TABLES = 30, 8
+"""Perturbations of an N-seat Swiss round's local search (see `grouping.search`), in rounds
+of at most that many tables (beyond, the plain local search: each kick costs a search)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,7 +269,8 @@ def swiss_round(number: int, ranked: Sequence[str], history: History, size: int,
     tables = greedy(playing, sizes, history.met, window=3 * size)
     rank = {b: i for i, b in enumerate(playing)}
     rng = random.Random(derive_seed(number, "swiss", *playing))
-    search(tables, history.met, rank, SWISS_MEETING_WEIGHT * size, rng, SWISS_KICKS)
+    kicks = SWISS_KICKS if len(tables) <= SWISS_KICK_TABLES else 0
+    search(tables, history.met, rank, SWISS_MEETING_WEIGHT * size, rng, kicks)
     tables.sort(key=lambda t: min(rank[b] for b in t))
     out = []
     for index, table in enumerate(tables):

@@ -233,9 +233,10 @@ class Runner:
     def _swiss_plan(self, number: int) -> RoundPlan:
         earlier = [p for p in self.rounds if p.round < number]
         games = [g for g in self.games if g.key.round < number]
-        ranked = ranking(standings_of(self.config, games, earlier, with_fit=False))
-        return swiss_round(number, ranked, History.of(earlier), self.config.table.size,
-                           self.config.table.smallest, self.config.games_per_pairing)
+        table = standings_of(self.config, games, earlier, with_fit=False)
+        points = {row.bot: row.points for row in table.rows}
+        return swiss_round(number, ranking(table), History.of(earlier), self.config.table.size,
+                           self.config.table.smallest, self.config.games_per_pairing, points)
 
     def _record_round(self, store: Store, plan: RoundPlan) -> None:
         stored = next((p for p in self.rounds if p.round == plan.round), None)

@@ -151,14 +151,20 @@ def test_swiss_tables_byes_go_to_different_bots(n: int, size: int, rounds: int,
         assert len(byes) == len(set(byes))
 
 
-def test_swiss_prefers_fresh_opponents_and_nearby_scores() -> None:
+def test_swiss_pairs_top_half_against_bottom_half_and_alternates_seats() -> None:
     bots = names(8)
     first = swiss_round(1, bots, History(), 2, 2, 1)
-    assert [sorted(t.bots) for t in first.tables] == [["b00", "b01"], ["b02", "b03"],
-                                                     ["b04", "b05"], ["b06", "b07"]]
-    second = swiss_round(2, bots, History.of([first]), 2, 2, 1)
-    assert [sorted(t.bots) for t in second.tables] == [["b00", "b02"], ["b01", "b03"],
-                                                      ["b04", "b06"], ["b05", "b07"]]
+    # one score group: S1 = b00..b03 against S2 = b04..b07, the higher-ranked first on
+    # even boards
+    assert [t.bots for t in first.tables] == [("b00", "b04"), ("b05", "b01"),
+                                              ("b02", "b06"), ("b07", "b03")]
+    points = {b: 1.0 if b < "b04" else 0.0 for b in bots}
+    second = swiss_round(2, bots, History.of([first]), 2, 2, 1, points)
+    # score groups b00..b03 and b04..b07; b00-b02 (and b04-b06) would put two bots that
+    # must take the same seat together, so the Dutch transpositions b00-b03, b01-b02 (and
+    # b04-b07, b05-b06), each in the seat it needs
+    assert [t.bots for t in second.tables] == [("b03", "b00"), ("b01", "b02"),
+                                               ("b04", "b07"), ("b06", "b05")]
 
 
 @given(st.integers(1, 3), st.integers(2, 8), st.sampled_from([2, 3, 4]), st.integers(1, 4))
