@@ -102,13 +102,13 @@ def test_error_rates_quick(scenario: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
-@pytest.mark.parametrize("bounds", [(0, 20, 0.05, 0.05), (-10, 30, 0.1, 0.02)])
+@pytest.mark.parametrize("bounds", [(0, 25, 0.05, 0.05), (-10, 40, 0.1, 0.02)])
 def test_error_rates_thorough(scenario: str, bounds: tuple[float, float, float, float]) -> None:
     deal_of, pairing = SCENARIOS[scenario]
     hypotheses = Hypotheses(*bounds)
-    false_h1, false_h0, stuck = error_rates(deal_of, hypotheses, pairing, 600, 12)
-    assert within(false_h1, hypotheses.alpha, 600), false_h1
-    assert within(false_h0, hypotheses.beta, 600), false_h0
+    false_h1, false_h0, stuck = error_rates(deal_of, hypotheses, pairing, 500, 12)
+    assert within(false_h1, hypotheses.alpha, 500), false_h1
+    assert within(false_h0, hypotheses.beta, 500), false_h0
     assert stuck == 0
 
 
