@@ -247,11 +247,12 @@ def gauntlet(challengers: Sequence[str], field: Sequence[str], size: int, smalle
 
 def swiss_round(number: int, ranked: Sequence[str], history: History, size: int,
                 smallest: int, repeats: int,
-                points: Mapping[str, float] | None = None) -> RoundPlan:
+                points: Mapping[str, float] | None = None, rounds_left: int = 1) -> RoundPlan:
     """Pair one Swiss round from the current ranking (best first), the points behind it
     (for score groups) and earlier rounds.
 
-    Two seats: a maximum-weight matching of the whole field (`arena.tournament.swiss`).
+    Two seats: a maximum-weight matching of the whole field (`arena.tournament.swiss`),
+    which looks `rounds_left` rounds ahead (this one included) in small fields.
     N seats: byes to the lowest-ranked bots with the fewest byes; tables cut top-down, then
     improved by swaps that lower earlier meetings first and the rank spread second; seats
     go to whoever held them least at tables of that size.
@@ -259,7 +260,7 @@ def swiss_round(number: int, ranked: Sequence[str], history: History, size: int,
     if size == 2 and smallest == 2:
         fld = swiss.Field(ranked, swiss.score_groups(ranked, points),
                           {b: swiss.seat_history(history.two_seat.get(b, [])) for b in ranked},
-                          history.meetings, history.byes)
+                          history.meetings, history.byes, rounds_left)
         pairs, bye = swiss.pair(fld)
         return RoundPlan(number, tuple(Table(i, tuple(rotations(p, repeats)))
                                        for i, p in enumerate(pairs)), (bye,) if bye else ())

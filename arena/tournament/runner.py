@@ -236,7 +236,8 @@ class Runner:
         table = standings_of(self.config, games, earlier, with_fit=False)
         points = {row.bot: row.points for row in table.rows}
         return swiss_round(number, ranking(table), History.of(earlier), self.config.table.size,
-                           self.config.table.smallest, self.config.games_per_pairing, points)
+                           self.config.table.smallest, self.config.games_per_pairing, points,
+                           (self.config.rounds or 1) - number + 1)
 
     def _record_round(self, store: Store, plan: RoundPlan) -> None:
         stored = next((p for p in self.rounds if p.round == plan.round), None)

@@ -25,13 +25,16 @@ merged block re-matched, so those guarantees hold at every size.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
 
 FULL_FIELD = 100
 BLOCK = 40
+LOOKAHEAD_FIELD = 12
+"""Up to this many bots, a round is paired so that the rounds left can still be paired
+without repeats (FIDE's completion criterion), whenever that is possible at all."""
 BYE = ""
 """The bye's vertex (no bot has an empty name)."""
 
@@ -75,6 +78,8 @@ class Field:
     seats: Mapping[str, SeatHistory]
     met: Mapping[tuple[str, str], int]
     byes: Mapping[str, int]
+    rounds_left: int = 1
+    """Rounds still to pair, this one included."""
 
     def has_met(self, a: str, b: str) -> bool:
         return bool(self.met.get((a, b) if a < b else (b, a)))
@@ -94,6 +99,8 @@ def pair(fld: Field) -> tuple[list[tuple[str, str]], str | None]:
     bots = list(fld.ranked)
     if len(bots) <= FULL_FIELD:
         pairs, bye = _match(fld, bots, with_bye=len(bots) % 2 == 1)
+        if fld.rounds_left > 1 and len(bots) <= LOOKAHEAD_FIELD:
+            pairs, bye = _completable(fld, pairs, bye)
         return [_seat(fld, a, b, i) for i, (a, b) in enumerate(pairs)], bye
     blocks = [bots[i:i + BLOCK] for i in range(0, len(bots), BLOCK)]
     out: list[tuple[str, str]] = []
@@ -124,8 +131,8 @@ def _clash(fld: Field, a: str, b: str) -> bool:
     return need is not None and need == fld.seats.get(b, SeatHistory()).must()
 
 
-def _match(fld: Field, members: Sequence[str],
-           with_bye: bool) -> tuple[list[tuple[str, str]], str | None]:
+def _weights(fld: Field) -> Callable[[str, str], int]:
+    """The weight of each edge (a bot and another, or the bye): higher is better."""
     n = len(fld.ranked) + 1
     rank = {b: i for i, b in enumerate(fld.ranked)}
     # radices of the lexicographic weight (see the module docstring), least significant first
@@ -136,17 +143,29 @@ def _match(fld: Field, members: Sequence[str],
     u1 = u2 * (n + 1)
     u0 = u1 * (n + 2)
     big = u0 * 2
-    half = _half_targets(fld, members)
+    half = _half_targets(fld)
+
+    def weight(a: str, b: str) -> int:
+        if BYE in (a, b):
+            bot = b if a == BYE else a
+            return big - u0 * (fld.byes.get(bot, 0) > 0) - u3 * (n - 2 - rank[bot])
+        return big - (u1 * fld.has_met(a, b) + u2 * _clash(fld, a, b)
+                      + u4 * (fld.group[a] - fld.group[b]) ** 2 + u5 * _wish_clash(fld, a, b)
+                      + (half[a] - rank[b]) ** 2 + (half[b] - rank[a]) ** 2)
+
+    return weight
+
+
+def _match(fld: Field, members: Sequence[str],
+           with_bye: bool) -> tuple[list[tuple[str, str]], str | None]:
+    rank = {b: i for i, b in enumerate(fld.ranked)}
+    weight = _weights(fld)
     graph: nx.Graph[str] = nx.Graph()
     for i, a in enumerate(members):
         for b in members[i + 1:]:
-            cost = (u1 * fld.has_met(a, b) + u2 * _clash(fld, a, b)
-                    + u4 * (fld.group[a] - fld.group[b]) ** 2 + u5 * _wish_clash(fld, a, b)
-                    + (half[a] - rank[b]) ** 2 + (half[b] - rank[a]) ** 2)
-            graph.add_edge(a, b, weight=big - cost)
+            graph.add_edge(a, b, weight=weight(a, b))
         if with_bye:
-            cost = u0 * (fld.byes.get(a, 0) > 0) + u3 * (len(fld.ranked) - 1 - rank[a])
-            graph.add_edge(a, BYE, weight=big - cost)
+            graph.add_edge(a, BYE, weight=weight(a, BYE))
     matching = nx.max_weight_matching(graph, maxcardinality=True)
     pairs: list[tuple[str, str]] = []
     bye = None
@@ -159,11 +178,11 @@ def _match(fld: Field, members: Sequence[str],
     return pairs, bye
 
 
-def _half_targets(fld: Field, members: Sequence[str]) -> dict[str, int]:
+def _half_targets(fld: Field) -> dict[str, int]:
     """The rank each bot would meet in the Dutch split of its score group (S1 vs S2)."""
     rank = {b: i for i, b in enumerate(fld.ranked)}
     groups: dict[int, list[str]] = {}
-    for bot in members:
+    for bot in fld.ranked:
         groups.setdefault(fld.group[bot], []).append(bot)
     target: dict[str, int] = {}
     for group in groups.values():
@@ -192,3 +211,68 @@ def _seat(fld: Field, a: str, b: str, board: int) -> tuple[str, str]:
                 return (b, a) if want_b == 0 else (a, b)
             return (a, b) if want_a == 0 else (b, a)
     return (a, b) if board % 2 == 0 else (b, a)
+
+
+def _vertices(fld: Field) -> list[str]:
+    return [*fld.ranked, BYE] if len(fld.ranked) % 2 else list(fld.ranked)
+
+
+def _free(fld: Field, a: str, b: str, used: set[tuple[str, str]]) -> bool:
+    """Whether a and b (or a bot and the bye) may still meet without a repeat."""
+    key = (a, b) if a < b else (b, a)
+    if key in used:
+        return False
+    if BYE in (a, b):
+        return not fld.byes.get(b if a == BYE else a, 0)
+    return not fld.has_met(a, b)
+
+
+def _matchings(vertices: list[str],
+               ok: Callable[[str, str], bool]) -> Iterator[list[tuple[str, str]]]:
+    if not vertices:
+        yield []
+        return
+    top, rest = vertices[0], vertices[1:]
+    for other in rest:
+        if ok(top, other):
+            for tail in _matchings([v for v in rest if v != other], ok):
+                yield [(top, other), *tail]
+
+
+def _rounds_exist(fld: Field, used: set[tuple[str, str]], count: int) -> bool:
+    """Whether `count` more rounds can be paired without a repeat or a second bye."""
+    if count == 0:
+        return True
+    for matching in _matchings(_vertices(fld), lambda a, b: _free(fld, a, b, used)):
+        keys = {(a, b) if a < b else (b, a) for a, b in matching}
+        if _rounds_exist(fld, used | keys, count - 1):
+            return True
+    return False
+
+
+def _completable(fld: Field, pairs: list[tuple[str, str]],
+                 bye: str | None) -> tuple[list[tuple[str, str]], str | None]:
+    """The best pairing after which the remaining rounds can be paired without repeats:
+    the matching's own when it is one, else the best-weighted such pairing (by brute
+    force, small fields only); the matching's when none exists."""
+    def keys(matching: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
+        return {(a, b) if a < b else (b, a) for a, b in matching}
+
+    chosen = [*pairs, *([(bye, BYE)] if bye is not None else [])]
+    if _rounds_exist(fld, keys(chosen), fld.rounds_left - 1):
+        return pairs, bye
+    candidates = list(_matchings(_vertices(fld), lambda a, b: _free(fld, a, b, set())))
+    candidates.sort(key=lambda m: _cost(fld, m))
+    for matching in candidates:
+        if _rounds_exist(fld, keys(matching), fld.rounds_left - 1):
+            rank = {b: i for i, b in enumerate(fld.ranked)}
+            found = [(a, b) if rank[a] < rank[b] else (b, a) for a, b in matching
+                     if BYE not in (a, b)]
+            other = next((a if b == BYE else b for a, b in matching if BYE in (a, b)), None)
+            return sorted(found, key=lambda p: rank[p[0]]), other
+    return pairs, bye
+
+
+def _cost(fld: Field, matching: Sequence[tuple[str, str]]) -> int:
+    """The matching's total cost under `_match`'s weights."""
+    return -sum(_weights(fld)(a, b) for a, b in matching)
