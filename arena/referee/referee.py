@@ -20,7 +20,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
@@ -84,6 +84,8 @@ class _Bot:
     channel: Channel | None = None
     breach: str | None = None
     """The resource limit its process hit (set by the monitor thread)."""
+    retired: set[str] = field(default_factory=set)
+    """Tokens of its earlier processes: a hello still queued from one of them is stale."""
 
     def alive(self) -> bool:
         return self.process is not None and self.process.alive()
@@ -218,11 +220,14 @@ class Referee:
 
     def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
              replay: Path | None = None, *,
-             on_step: Callable[[Step], None] | None = None, label: str = "") -> GameRecord:
+             on_step: Callable[[Step], None] | None = None, label: str = "",
+             upcoming: Sequence[str] = ()) -> GameRecord:
         """Play one game with the named bots in seat order and return its record.
 
         `label` names the game in `game_start` and in each bot's log (default: the replay
-        file's name without `.jsonl`, which for a tournament is `r1-t2-g0`).
+        file's name without `.jsonl`, which for a tournament is `r1-t2-g0`). `upcoming`
+        names the bots of a game likely to come next: with `max_bots`, those not running
+        start now, so that their start-up overlaps this game.
 
         Raises:
             ConfigError: unknown game, bad rules, or an unknown or repeated bot name.
@@ -233,8 +238,9 @@ class Referee:
         table = [self._bots[name] for name in seating]
         self._games += 1
         self._used.update((name, self._games) for name in seating)
-        self._evict(len(table), keep=set(seating))
+        self._evict(set(seating))
         self._prepare(table)
+        self._prestart(upcoming, set(seating))
         label = label or (replay.stem if replay is not None else "")
         for bot in table:
             if bot.process is not None:
@@ -257,14 +263,13 @@ class Referee:
         """The bots whose process is running now (for scheduling with affinity)."""
         return [name for name, bot in self._bots.items() if bot.alive()]
 
-    def _evict(self, needed: int, keep: set[str]) -> None:
-        """Stop the least recently used bots outside `keep` until the `needed` more processes
-        fit under `max_bots`."""
+    def _evict(self, keep: set[str]) -> None:
+        """Stop the least recently used bots outside `keep` until the processes `keep` still
+        needs fit under `max_bots`."""
         if self.max_bots is None:
             return
         running = [b for b in self._bots.values() if b.process is not None]
-        missing = sum(1 for name in keep if self._bots[name].process is None
-                      and self._bots[name].spec.builtin is None)
+        missing = sum(1 for name in keep if self._needs_process(self._bots[name]))
         excess = len(running) + missing - self.max_bots
         if excess <= 0:
             return
@@ -292,17 +297,21 @@ class Referee:
             raise ConfigError(f"a bot may take one seat per game: {', '.join(repeated)}")
 
     def _prepare(self, table: Sequence[_Bot]) -> None:
-        """(Re)start the process bots of this table that need it."""
-        restart = []
+        """(Re)start the process bots of this table that need it; take the hellos of those
+        started ahead (`_prestart`)."""
+        restart, started = [], []
         for bot in table:
             if bot.spec.builtin is not None or bot.failed is ForfeitReason.NO_CONNECT:
                 continue
-            if bot.spec.restart is Restart.PER_GAME or not bot.alive():
+            if bot.spec.restart is Restart.NEVER and bot.peer is None and bot.alive():
+                started.append(bot)
+            elif bot.spec.restart is Restart.PER_GAME or not bot.alive():
                 if bot.process is not None:
                     log.warning("%s: process %s; restarting it", bot.spec.name, bot.describe())
                     self._stop([bot], "restart")
                 restart.append(bot)
-        self._launch(restart)
+        if restart or started:
+            self._launch(restart, started)
 
     def _player(self, bot: _Bot) -> SeatPlayer:
         name = bot.spec.name
@@ -316,38 +325,13 @@ class Referee:
 
     # -- starting and stopping --------------------------------------------------------------
 
-    def _launch(self, bots: Sequence[_Bot]) -> None:
-        """Start the processes together and wait for their handshakes."""
-        pending: dict[str, _Bot] = {}
+    def _launch(self, bots: Sequence[_Bot], started: Sequence[_Bot] = ()) -> None:
+        """Start the processes together and wait for their handshakes (and for those of
+        `started`, processes already started by `_prestart`)."""
+        pending = {bot.token: bot for bot in started}
         for bot in bots:
-            bot.peer, bot.version, bot.failed, bot.failure, bot.breach = None, "", None, "", None
-            bot.token = secrets.token_hex(16)
-            if bot.channel is None:
-                bot.channel = self._zmq().open_channel()
-            sandboxed = self.isolation.bwrap is not None
-            endpoint = (f"ipc://{ENDPOINT_DIR}/referee.sock"
-                        if sandboxed and bot.channel.directory else bot.channel.endpoint)
-            env = {**bot.spec.env, "ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": bot.token,
-                   "ARENA_BOT_NAME": bot.spec.name}
-            confinement = Confinement(
-                self.isolation, bot.channel.directory, self._hidden_from(bot),
-                network=bot.spec.network or bot.channel.directory is None)
-            missing = _missing_program(bridge_argv(bot.spec.cmd)[0], bot.spec.cwd)
-            if missing:
-                bot.failure = missing
-                log.error("%s: %s", bot.spec.name, bot.failure)
-                bot.failed = ForfeitReason.NO_CONNECT
-                continue
-            try:
-                logfile = self.workdir / "logs" / f"{bot.spec.name}.log"
-                bot.process = BotProcess(bot.spec.name, bridge_argv(bot.spec.cmd), env,
-                                         bot.spec.cwd, logfile, self._log_cap, confinement)
-            except OSError as exc:
-                bot.failure = f"cannot start {' '.join(bot.spec.cmd)!r}: {exc.strerror or exc}"
-                log.error("%s: %s", bot.spec.name, bot.failure)
-                bot.failed = ForfeitReason.NO_CONNECT
-                continue
-            pending[bot.token] = bot
+            if self._spawn(bot):
+                pending[bot.token] = bot
         refused = self._handshake(pending, time.monotonic() + self.time.startup_ms / 1000)
         failed = [*pending.values(), *refused]
         for bot in failed:
@@ -361,6 +345,55 @@ class Referee:
                       _tail(self.workdir / "logs" / f"{bot.spec.name}.log"))
             bot.failed = ForfeitReason.NO_CONNECT
         self._stop([b for b in failed if b.process is not None], "no handshake")
+
+    def _spawn(self, bot: _Bot) -> bool:
+        """Start one bot's process (its hello is awaited later); False when it cannot."""
+        bot.peer, bot.version, bot.failed, bot.failure, bot.breach = None, "", None, "", None
+        if bot.token:
+            bot.retired.add(bot.token)
+        bot.token = secrets.token_hex(16)
+        if bot.channel is None:
+            bot.channel = self._zmq().open_channel()
+        sandboxed = self.isolation.bwrap is not None
+        endpoint = (f"ipc://{ENDPOINT_DIR}/referee.sock"
+                    if sandboxed and bot.channel.directory else bot.channel.endpoint)
+        env = {**bot.spec.env, "ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": bot.token,
+               "ARENA_BOT_NAME": bot.spec.name}
+        confinement = Confinement(
+            self.isolation, bot.channel.directory, self._hidden_from(bot),
+            network=bot.spec.network or bot.channel.directory is None)
+        missing = _missing_program(bridge_argv(bot.spec.cmd)[0], bot.spec.cwd)
+        if missing:
+            bot.failure = missing
+        else:
+            try:
+                logfile = self.workdir / "logs" / f"{bot.spec.name}.log"
+                bot.process = BotProcess(bot.spec.name, bridge_argv(bot.spec.cmd), env,
+                                         bot.spec.cwd, logfile, self._log_cap, confinement)
+                return True
+            except OSError as exc:
+                bot.failure = f"cannot start {' '.join(bot.spec.cmd)!r}: " \
+                              f"{exc.strerror or exc}"
+        log.error("%s: %s", bot.spec.name, bot.failure)
+        bot.failed = ForfeitReason.NO_CONNECT
+        return False
+
+    def _prestart(self, names: Sequence[str], keep: set[str]) -> None:
+        """Start the bots of a coming game now, within `max_bots`, so that their start-up
+        overlaps this game; their hellos are read when that game is prepared."""
+        if self.max_bots is None:
+            return
+        wanted = [self._bots[n] for n in dict.fromkeys(names) if n in self._bots
+                  and self._needs_process(self._bots[n])]
+        self._evict(keep | set(names))
+        room = self.max_bots - sum(1 for b in self._bots.values() if b.process is not None)
+        for bot in wanted[:max(0, room)]:
+            self._spawn(bot)
+
+    @staticmethod
+    def _needs_process(bot: _Bot) -> bool:
+        return bot.spec.builtin is None and bot.process is None and \
+            bot.failed is not ForfeitReason.NO_CONNECT
 
     def _hidden_from(self, bot: _Bot) -> tuple[str, ...]:
         """The run directory and the other bots' own directories."""
@@ -377,7 +410,10 @@ class Referee:
         while pending and (remaining := (deadline - time.monotonic()) * 1000) > 0:
             if not any(b.alive() for b in pending.values()):
                 break
-            got = transport.recv(min(remaining, 50.0))
+            # only the pending bots' endpoints: a bot started ahead for a later game keeps
+            # its hello queued until that game is prepared
+            channels = [b.channel.number for b in pending.values() if b.channel is not None]
+            got = transport.recv_from(channels, min(remaining, 50.0))
             if got is None:
                 continue
             peer, frames = got
@@ -386,7 +422,9 @@ class Referee:
             if hello is None or owner is None:
                 continue
             bot = pending.get(hello.token)
-            if bot is not owner:
+            if hello.token in owner.retired:
+                log.info("%s: dropped the hello of an earlier process", owner.spec.name)
+            elif bot is not owner:
                 self._refuse_hello(owner, peer, hello)
             elif hello.protocol != PROTOCOL_VERSION:
                 bot.failure = f"protocol {hello.protocol} unsupported; this referee speaks " \

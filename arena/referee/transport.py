@@ -14,7 +14,7 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import NamedTuple, Protocol
 
 import zmq
@@ -143,6 +143,17 @@ class ZmqTransport:
             return None if index is None else self._take(index, 0)
         index = 0 if peer is None else int.from_bytes(peer[:2], "big")
         return self._take(index, max(0, math.ceil(timeout_ms)))
+
+    def recv_from(self, channels: Collection[int],
+                  timeout_ms: float) -> tuple[bytes, list[bytes]] | None:
+        """Wait at most `timeout_ms` for one message on any of `channels` (the others'
+        messages stay queued for their own bots' turns)."""
+        poller = zmq.Poller()
+        for number in channels:
+            poller.register(self._sockets[number], zmq.POLLIN)
+        ready = dict(poller.poll(max(0, math.ceil(timeout_ms))))
+        first = next((n for n in channels if self._sockets[n] in ready), None)
+        return None if first is None else self._take(first, 0)
 
     def drain(self, peer: bytes, limit: int = 10_000) -> int:
         """Drop the messages queued on `peer`'s channel (at most `limit`); return how many."""

@@ -30,7 +30,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from arena.core.errors import ArenaError
 from arena.core.game import Json
@@ -138,20 +138,32 @@ class Pool:
                 return
             if worker.job is None:
                 worker.job, worker.started = self._affine(worker.live), False
+                # a hint: the bots of the game this worker would take next, to start them
+                # while it plays this one (nothing is promised; results never depend on it)
+                hint = self._affine(worker.live | set(worker.job.seating), take=False)
                 # a worker that just died is found at the end of its pipe; its job goes back
                 with contextlib.suppress(OSError):
-                    worker.conn.send(worker.job)
+                    worker.conn.send((worker.job, hint.seating if hint else ()))
 
-    def _affine(self, live: frozenset[str]) -> Job:
-        """Take the queued game (among the first few) that needs the fewest bot starts in a
-        worker whose running bots are `live`; the earliest among equals. Which worker plays
-        a game never changes its result (its seed is the job's)."""
+    @overload
+    def _affine(self, live: frozenset[str]) -> Job: ...
+
+    @overload
+    def _affine(self, live: frozenset[str], take: bool) -> Job | None: ...
+
+    def _affine(self, live: frozenset[str], take: bool = True) -> Job | None:
+        """Take (or with `take` False, only name) the queued game, among the first few, that
+        needs the fewest bot starts in a worker whose running bots are `live`; the earliest
+        among equals. Which worker plays a game never changes its result (its seed is the
+        job's)."""
         window = list(itertools.islice(self.queue, AFFINITY_WINDOW))
+        if not window:
+            return None
         best = min(range(len(window)),
                    key=lambda i: (sum(n not in live for n in window[i].seating), i))
-        job = window[best]
-        del self.queue[best]
-        return job
+        if take:
+            del self.queue[best]
+        return window[best]
 
     def next_event(self) -> Event | None:
         """Return the next event, or None when no worker said anything for `POLL_S`.
@@ -283,10 +295,11 @@ def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
         try:
             # every worker logs into OUT/logs/NAME.log: one log file per bot per run
             with referee(bots, time_control, faults, out) as ref:
-                while (job := _receive(conn)) is not None:
+                while (got := _receive(conn)) is not None:
+                    job, upcoming = got
                     key = job.key
                     _send(conn, ("start", index, key, None))
-                    record = _play(ref, store, game, rules, job, out)
+                    record = _play(ref, store, game, rules, job, out, upcoming)
                     live = ref.live_bots() if hasattr(ref, "live_bots") else []
                     _send(conn, ("bots", index, None, live))
                     _send(conn, ("done", index, key, record.to_json()))
@@ -306,12 +319,13 @@ def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
         conn.close()
 
 
-def _receive(conn: Connection) -> Job | None:
+def _receive(conn: Connection) -> tuple[Job, tuple[str, ...]] | None:
+    """The next job and the bots of the one likely to follow it, or None to stop."""
     try:
-        job: Job | None = conn.recv()
+        got: tuple[Job, tuple[str, ...]] | None = conn.recv()
     except (EOFError, OSError) as exc:
         raise _ParentGone from exc
-    return job
+    return got
 
 
 def _send(conn: Connection, event: Event) -> None:
@@ -322,11 +336,14 @@ def _send(conn: Connection, event: Event) -> None:
 
 
 def _play(ref: Any, store: Store, game: str, rules: dict[str, Json], job: Job,
-          out: Path) -> GameRecord:
+          out: Path, upcoming: Sequence[str] = ()) -> GameRecord:
     """Play and commit one game; a game that did not get committed leaves no replay file."""
     replay = out / "replays" / f"{job.key}.jsonl"
     try:
-        record: GameRecord = ref.play(game, rules, job.seed, job.seating, replay)
+        record: GameRecord = (ref.play(game, rules, job.seed, job.seating, replay,
+                                       upcoming=upcoming) if upcoming and
+                              hasattr(ref, "live_bots") else
+                              ref.play(game, rules, job.seed, job.seating, replay))
         store.add_game(job.key, record)
     except BaseException:
         with contextlib.suppress(OSError):

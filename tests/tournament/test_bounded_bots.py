@@ -4,10 +4,13 @@ alive at once, and the results are those of an unbounded run."""
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import threading
 import uuid
 from pathlib import Path
+
+import pytest
 
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
@@ -100,3 +103,18 @@ def test_the_least_recently_used_bot_is_stopped_first(tmp_path: Path) -> None:
         assert sorted(referee.live_bots()) == ["a", "c"]
     log = (tmp_path / "logs" / "a.log").read_text()
     assert log.count("starts (seats:") == 2  # one log file across its two processes
+
+
+def test_the_next_games_bots_start_during_this_game_and_are_used(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, "arena.referee.process")
+    bots = [BotSpec(name, (sys.executable, str(RANDOM))) for name in ("a", "b", "c")]
+    with Referee(bots, TimeControl(move_ms=2000), FaultPolicy(), tmp_path, max_bots=3,
+                 sandbox=SandboxPolicy(SandboxMode.NONE)) as referee:
+        referee.play("machiavelli", {}, 1, ["a", "b"], upcoming=["b", "c"])
+        assert sorted(referee.live_bots()) == ["a", "b", "c"]  # c started ahead
+        record = referee.play("machiavelli", {}, 2, ["b", "c"])
+    assert all(seat.forfeit is None for seat in record.seats)
+    assert record.details.get("alarms") is None  # its early hello raised nothing
+    starts = [r.getMessage() for r in caplog.records if "started pid" in r.getMessage()]
+    assert sorted(m.split(":")[0] for m in starts) == ["a", "b", "c"]  # c started once
