@@ -3,7 +3,8 @@
 - games/s of the demo tournament at concurrency 1 and 2, and their ratio (target >= 1.7
   on 2 cores); the demo's 20 games take about two seconds, mostly starting workers and
   bots, so it is played with LONGER times as many repeats of each table;
-- the time to pair one Swiss round of 1000 bots at tables of 4 (target < 1 s);
+- the time to pair one Swiss round of 1000 bots, 2 seats and tables of 4;
+- the share of tables repeating a pair, Swiss against the round-robin design;
 - the time of the batch rating fit over 100k synthetic 4-player games (target < 5 s).
 
 Run: .venv/bin/python bench/tournament.py
@@ -19,7 +20,7 @@ import time
 from pathlib import Path
 
 from arena.tournament.config import load_config
-from arena.tournament.pairing import History, swiss_round
+from arena.tournament.pairing import History, round_robin, swiss_round
 from arena.tournament.ratings import fit
 from arena.tournament.runner import Progress, Runner
 
@@ -47,16 +48,33 @@ def demo_rate(concurrency: int) -> tuple[float, float, int, float]:
     return table.games / seconds, steady, table.games, seconds
 
 
-def swiss_1000() -> float:
-    """Pair round 2 of a 1000-bot Swiss at tables of 4 (after a random first round)."""
+def swiss_1000(size: int) -> float:
+    """Pair round 2 of a 1000-bot Swiss at tables of `size` (after a random first round)."""
     bots = [f"bot{i:04d}" for i in range(1000)]
-    first = swiss_round(1, bots, History(), 4, 3, 1)
+    first = swiss_round(1, bots, History(), size, size, 1)
     ranked = bots[:]
     random.Random(1).shuffle(ranked)
+    points = {b: float(i % 4) for i, b in enumerate(bots)}
+    ranked.sort(key=lambda b: -points[b])
     history = History.of([first])
     start = time.perf_counter()
-    swiss_round(2, ranked, history, 4, 3, 1)
+    swiss_round(2, ranked, history, size, size, 1, points)
     return time.perf_counter() - start
+
+
+def repeat_rates() -> None:
+    """Print, per (bots, seats, rounds), the share of tables holding a pair that met at an
+    earlier round: Swiss (simulated results) against the round-robin design."""
+    from tests.tournament.test_schedules import names, play_table_swiss, repeated_tables
+
+    for n, size, rounds in ((33, 4, 7), (64, 4, 9), (13, 3, 6), (20, 4, 5)):
+        totals = [0, 0, 0, 0]
+        for seed in range(5):
+            a, b = repeated_tables(play_table_swiss(n, size, rounds, seed))
+            c, d = repeated_tables(round_robin(names(n), size, size, 1, seed, rounds))
+            totals = [totals[0] + a, totals[1] + b, totals[2] + c, totals[3] + d]
+        print(f"  {n} bots, {size} seats, {rounds} rounds: Swiss {totals[0] / totals[1]:.1%}, "
+              f"round-robin design {totals[2] / totals[3]:.1%} of tables repeat a pair")
 
 
 def fit_100k() -> float:
@@ -82,7 +100,10 @@ def main() -> None:
           f"ratio {two / one:.2f} (target >= 1.7 on 2 cores)")
     print(f"  steady state (after start-up): {steady1:.1f} and {steady2:.1f} games/s, "
           f"ratio {steady2 / steady1:.2f}")
-    print(f"swiss round of 1000 bots, tables of 4: {swiss_1000() * 1000:.1f} ms (target < 1 s)")
+    print(f"swiss round of 1000 bots, 2 seats: {swiss_1000(2):.2f} s; tables of 4: "
+          f"{swiss_1000(4):.2f} s")
+    print("repeated meetings (5 seeds each):")
+    repeat_rates()
     print(f"batch fit of 100k 4-player games: {fit_100k():.2f} s (target < 5 s)")
     sys.stdout.flush()
 

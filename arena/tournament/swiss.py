@@ -111,7 +111,7 @@ def pair(fld: Field) -> tuple[list[tuple[str, str]], str | None]:
             members = [b for block in blocks[start:end] for b in block]
             last = end == len(blocks)
             pairs, bye = _match(fld, members, with_bye=last and len(bots) % 2 == 1)
-            if last or _clean(fld, pairs, None):
+            if last or _clean(fld, members, pairs):
                 break
             end += 1
         out.extend(pairs)
@@ -119,11 +119,14 @@ def pair(fld: Field) -> tuple[list[tuple[str, str]], str | None]:
     return [_seat(fld, a, b, i) for i, (a, b) in enumerate(out)], bye
 
 
-def _clean(fld: Field, pairs: Sequence[tuple[str, str]], bye: str | None) -> bool:
-    """Whether no pair repeats or clashes in seats (and the bye is a first one)."""
-    if bye is not None and fld.byes.get(bye, 0):
+def _clean(fld: Field, members: Sequence[str], pairs: Sequence[tuple[str, str]]) -> bool:
+    """Whether no pair repeats and no more pairs clash in seats than the block's own needs
+    force (more bots that must take one seat than bots free or needing the other)."""
+    if any(fld.has_met(a, b) for a, b in pairs):
         return False
-    return all(not fld.has_met(a, b) and not _clash(fld, a, b) for a, b in pairs)
+    needs = [fld.seats.get(b, SeatHistory()).must() for b in members]
+    forced = max(0, abs(needs.count(0) - needs.count(1)) - needs.count(None)) // 2
+    return sum(_clash(fld, a, b) for a, b in pairs) <= forced
 
 
 def _clash(fld: Field, a: str, b: str) -> bool:

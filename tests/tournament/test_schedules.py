@@ -231,3 +231,13 @@ def test_table_swiss_repeats_no_more_than_the_round_robin_design(n: int, size: i
         swiss_rep, swiss_all, rr_rep, rr_all = swiss_rep + a, swiss_all + b, rr_rep + c, rr_all + d
     assert swiss_all == rr_all
     assert swiss_rep <= rr_rep
+
+
+def test_two_seat_swiss_in_blocks_keeps_the_guarantees() -> None:
+    # above swiss.FULL_FIELD bots the field is matched in blocks of ranks: no repeat, no
+    # second bye (seats only as well as each block's own bots allow)
+    n = swiss.FULL_FIELD + 31
+    plans = play_two_seat_swiss(n, 5, seed=11, check=False)
+    history = History.of(plans)
+    assert max(history.meetings.values()) == 1
+    assert max(history.byes.values()) == 1
