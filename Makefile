@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/protocol.py
 	$(BIN)/python bench/tournament.py
 	$(BIN)/python bench/sandbox.py
+	$(BIN)/python bench/processes.py --quick
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache
