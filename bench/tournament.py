@@ -65,6 +65,7 @@ def swiss_1000(size: int) -> float:
 def repeat_rates() -> None:
     """Print, per (bots, seats, rounds), the share of tables holding a pair that met at an
     earlier round: Swiss (simulated results) against the round-robin design."""
+    sys.path.insert(0, str(ROOT))  # the simulation is the tests' own
     from tests.tournament.test_schedules import names, play_table_swiss, repeated_tables
 
     for n, size, rounds in ((33, 4, 7), (64, 4, 9), (13, 3, 6), (20, 4, 5)):
