@@ -18,9 +18,9 @@ from arena.tournament.pairing import RoundPlan
 from arena.tournament.standings import PointsRule, Standings, compute
 from arena.tournament.store import Store, StoredGame
 
-CSV_COLUMNS = ("rank", "bot", "games", "points", "score", "byes", "buchholz", "elo",
-               "fit_elo", "interval", "win_rate", "mean_placing", "faults", "timeouts",
-               "crashes")
+CSV_COLUMNS = ("rank", "bot", "games", "points", "score", "byes", "buchholz", "sb", "elo",
+               "fit_elo", "interval", "los_next", "win_rate", "mean_placing", "faults",
+               "timeouts", "crashes")
 
 
 def results_json(settings: Mapping[str, Json], table: Standings,

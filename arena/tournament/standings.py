@@ -1,8 +1,9 @@
 """Standings: a pure function of the stored games and pairings.
 
 Points by placing (ties share the points of the places they cover), game scores beside,
-Buchholz (the sum of the final points of every opponent met, once per game), online Elo
-(games taken in schedule order, so completion order never matters) and the batch fit.
+Buchholz (the sum of the final points of every opponent met, once per game),
+Sonneborn-Berger, the online rating (live view only; games in schedule order), the batch
+fit with the LOS of each row over the next, and the crosstable of pairwise results.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from arena.core.game import Json
 from arena.core.rng import derive_seed
 from arena.tournament.pairing import RoundPlan
-from arena.tournament.ratings import Fit, OnlineElo, fit
+from arena.tournament.ratings import Fit, OnlineElo, fit, pairwise
 from arena.tournament.store import StoredGame
 
 
@@ -60,13 +61,21 @@ class Row:
     placing_sum: int = 0
     byes: int = 0
     buchholz: float = 0.0
+    sb: float = 0.0
+    """Sonneborn-Berger: over every opponent met, the pairwise result (1 for a better
+    placing, 0.5 for an equal one) times that opponent's final points."""
     elo: float = 1500.0
     fit_elo: float | None = None
     interval: float | None = None
+    los_next: float | None = None
+    """The likelihood that this bot is stronger than the next one in the table (None: the
+    last row, no fit, or the two were never linked by games)."""
     faults: int = 0
     timeouts: int = 0
     crashes: int = 0
     opponents: list[str] = field(default_factory=list)
+    results: list[tuple[str, float]] = field(default_factory=list)
+    """(opponent, pairwise result) for every opponent of every game."""
 
     @property
     def mean_placing(self) -> float | None:
@@ -83,30 +92,55 @@ class Row:
         return {
             "rank": self.rank, "bot": self.bot, "games": self.games,
             "points": round(self.points, 4), "score": self.score, "byes": self.byes,
-            "buchholz": round(self.buchholz, 4), "elo": round(self.elo, 1),
+            "buchholz": round(self.buchholz, 4), "sb": round(self.sb, 4),
+            "elo": round(self.elo, 1),
             "fit_elo": None if self.fit_elo is None else round(self.fit_elo, 1),
             "interval": None if self.interval is None else round(self.interval, 1),
+            "los_next": None if self.los_next is None else round(self.los_next, 4),
             "win_rate": None if self.win_rate is None else round(self.win_rate, 4),
             "mean_placing": None if self.mean_placing is None else round(self.mean_placing, 4),
             "faults": self.faults, "timeouts": self.timeouts, "crashes": self.crashes,
         }
 
 
+Crosstable = dict[str, dict[str, tuple[int, int, int]]]
+"""Per bot, per opponent: (wins, draws, losses) of the pairwise results of their games (a
+better placing at the same table wins, an equal one draws)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Standings:
-    """The ranked table, and the batch fit when it was computed."""
+    """The ranked table, the crosstable, and the batch fit when it was computed."""
 
     rows: tuple[Row, ...]
     fit: Fit | None
     games: int
+    crosstable: Crosstable = field(default_factory=dict)
+
+    @property
+    def components(self) -> tuple[tuple[str, ...], ...]:
+        """The groups of bots linked by games (one, unless the comparison graph is cut)."""
+        return self.fit.components if self.fit is not None else ()
+
+    def warnings(self) -> list[str]:
+        """Lines to show beside the table: a comparison graph in several pieces."""
+        if len(self.components) < 2:
+            return []
+        groups = "; ".join(", ".join(g) for g in self.components)
+        return [f"the bots form {len(self.components)} groups that never met, directly or "
+                f"through others ({groups}): ratings of different groups cannot be compared "
+                "and no LOS is given across them"]
 
     def to_json(self) -> dict[str, Json]:
-        """Return the table (and likelihood of superiority) as JSON-ready data."""
+        """Return the table, crosstable and likelihood of superiority as JSON-ready data."""
         los = None if self.fit is None else {
             a: {b: round(v, 4) for b, v in sorted(row.items())}
             for a, row in sorted(self.fit.los.items())}
+        cross: dict[str, Json] = {a: {b: list(v) for b, v in sorted(row.items())}
+                                  for a, row in sorted(self.crosstable.items())}
         return {"games": self.games, "standings": [r.to_json() for r in self.rows],
-                "los": los}
+                "los": los, "crosstable": cross,
+                "components": [list(g) for g in self.components]}
 
 
 def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[RoundPlan],
@@ -128,6 +162,7 @@ def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[R
     for row in rows.values():
         row.elo = elo.rating(row.bot)
         row.buchholz = sum(rows[o].points for o in row.opponents if o in rows)
+        row.sb = sum(result * rows[o].points for o, result in row.results if o in rows)
     result = fit([[(s.bot, s.placing) for s in g.record.seats] for g in ordered]) \
         if with_fit and ordered else None
     if result is not None:
@@ -137,7 +172,21 @@ def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[R
     ranked = sorted(rows.values(), key=lambda r: _rank_key(r, seed))
     for rank, row in enumerate(ranked, start=1):
         row.rank = rank
-    return Standings(tuple(ranked), result, len(ordered))
+    if result is not None:
+        for row, below in zip(ranked, ranked[1:], strict=False):
+            row.los_next = result.los.get(row.bot, {}).get(below.bot)
+    return Standings(tuple(ranked), result, len(ordered), crosstable(ordered))
+
+
+def crosstable(games: Sequence[StoredGame]) -> Crosstable:
+    """Return the pairwise (wins, draws, losses) of every bot against every opponent."""
+    tally: dict[str, dict[str, list[int]]] = {}
+    for stored in games:
+        for a, b, score in pairwise([(s.bot, s.placing) for s in stored.record.seats]):
+            for me, other, mine in ((a, b, score), (b, a, 1 - score)):
+                cell = tally.setdefault(me, {}).setdefault(other, [0, 0, 0])
+                cell[0 if mine == 1 else 1 if mine == 0.5 else 2] += 1
+    return {a: {b: (v[0], v[1], v[2]) for b, v in row.items()} for a, row in tally.items()}
 
 
 def _add_game(rows: dict[str, Row], stored: StoredGame, rule: PointsRule,
@@ -156,12 +205,18 @@ def _add_game(rows: dict[str, Row], stored: StoredGame, rule: PointsRule,
         row.timeouts += seat.timeouts
         row.crashes += 1 if seat.forfeit is not None else 0
         row.opponents.extend(s.bot for s in seats if s.bot != seat.bot)
+        row.results.extend((s.bot, 1.0 if seat.placing < s.placing else
+                            0.5 if seat.placing == s.placing else 0.0)
+                           for s in seats if s is not seat)
     elo.update([(s.bot, s.placing) for s in seats])
 
 
-def _rank_key(row: Row, seed: int) -> tuple[float, float, float, int]:
-    # the last key is a seeded coin, so equal rows order the same way on every run
-    return (-row.points, -row.buchholz, -row.elo, derive_seed(seed, "rank", row.bot))
+def _rank_key(row: Row, seed: int) -> tuple[float, float, float, float, int]:
+    # Order-independent tie-breaks only (never the online rating, which depends on the
+    # order of games): Buchholz, Sonneborn-Berger, the batch fit where computed, and last
+    # a seeded coin, so equal rows order the same way on every run
+    fitted = row.fit_elo if row.fit_elo is not None else 0.0
+    return (-row.points, -row.buchholz, -row.sb, -fitted, derive_seed(seed, "rank", row.bot))
 
 
 def ranking(standings: Standings) -> list[str]:

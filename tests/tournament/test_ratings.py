@@ -109,3 +109,52 @@ def test_online_elo_agrees_with_the_fit_in_the_limit() -> None:
         assert batch.ratings[bot].elo == pytest.approx(rating, abs=20)
         assert elo.rating(bot) - mean + 1500 == pytest.approx(batch.ratings[bot].elo, abs=25)
         assert batch.ratings[bot].interval < 20
+
+
+def simulate_placings(k: int, games: int, seed: int,
+                      n: int = 12) -> tuple[list[list[tuple[str, int]]], dict[str, float]]:
+    """Games of k seats among n bots whose placings follow Plackett-Luce exactly (each bot's
+    performance is its strength plus Gumbel noise); returns the games and the true centred
+    ratings on the Elo scale."""
+    rng = random.Random(seed)
+    bots = [f"b{i:02d}" for i in range(n)]
+    true = {b: rng.gauss(0, 0.5) for b in bots}
+    out = []
+    for _ in range(games):
+        table = rng.sample(bots, k)
+        perf = {b: true[b] - math.log(-math.log(rng.random())) for b in table}
+        order = sorted(table, key=lambda b: -perf[b])
+        out.append([(b, order.index(b) + 1) for b in table])
+    mean = sum(true.values()) / n
+    return out, {b: 1500 + ELO_SCALE * (v - mean) for b, v in true.items()}
+
+
+def coverage(k: int, games: int, tournaments: int) -> float:
+    hits = total = 0
+    for seed in range(tournaments):
+        played, true = simulate_placings(k, games, seed)
+        for bot, rating in fit(played).ratings.items():
+            total += 1
+            hits += abs(rating.elo - true[bot]) <= rating.interval
+    return hits / total
+
+
+@pytest.mark.parametrize(("k", "games"), [(2, 300), (4, 150), (8, 80)])
+def test_intervals_cover_95_percent(k: int, games: int) -> None:
+    # issue 11: the pairwise fit's intervals covered 99.6% at k = 4 and 100% at k = 8.
+    # 60 tournaments x 12 bots: the standard error of a 95% coverage is 0.8 points
+    assert abs(coverage(k, games, 60) - 0.95) <= 0.025
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("k", "games"), [(2, 300), (4, 150), (8, 80), (4, 40), (3, 500)])
+def test_intervals_cover_95_percent_thoroughly(k: int, games: int) -> None:
+    assert abs(coverage(k, games, 400) - 0.95) <= 0.02
+
+
+def test_disconnected_groups_get_no_los_across() -> None:
+    games = [two_player("a", "b"), two_player("b", "a"), two_player("a", "b"),
+             two_player("c", "d"), two_player("d", "c"), two_player("c", "d")]
+    result = fit(games)
+    assert result.components == (("a", "b"), ("c", "d"))
+    assert set(result.los["a"]) == {"b"} and set(result.los["d"]) == {"c"}
