@@ -20,7 +20,14 @@ from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ArenaError
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.tournament.config import MAX_CONCURRENCY, load_config, preflight
-from arena.tournament.outputs import standings_csv, standings_from_store
+from arena.tournament.outputs import (
+    crosstable_csv,
+    crosstable_rows,
+    markdown,
+    standings_csv,
+    standings_from_store,
+    standings_rows,
+)
 from arena.tournament.pairing import table_sizes
 from arena.tournament.runner import (
     Interrupted,
@@ -103,6 +110,8 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
                          f"{where}") from None
     console.print(render_table(table, f"{config.name}: final standings "
                                       f"({table.games} games)"))
+    for warning in table.warnings():
+        err_console.print(f"[yellow]warning: {warning}[/]")
     console.print(f"Results in {out}/ (results.sqlite, results.json, standings.csv, replays/)")
 
 
@@ -248,41 +257,58 @@ def _clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+STANDINGS_CAPTION = "place: mean placing; F/T/C: faults, timeouts, forfeits; LOS: over the next"
+
+
 def render_table(table: Standings, title: str, limit: int | None = None) -> Table:
     """Return the standings as a table that fits 80 columns (long bot names wrap)."""
-    out = fitted_table(title, [("#", "right"), ("bot", "left"), ("games", "right"),
-                               ("points", "right"), ("Elo ±95%", "right"), ("win%", "right"),
-                               ("place", "right"), ("F/T/C", "right")],
-                       caption="place: mean placing; F/T/C: faults, timeouts, forfeits")
-    for row in table.rows[:limit]:
-        if row.fit_elo is not None and row.interval is not None:
-            elo = f"{row.fit_elo:.0f} ± {row.interval:.0f}"
-        else:
-            elo = f"{row.elo:.0f}"
-        out.add_row(str(row.rank), row.bot, str(row.games), f"{row.points:g}", elo,
-                    f"{row.win_rate:.1%}" if row.win_rate is not None else "-",
-                    f"{row.mean_placing:.2f}" if row.mean_placing is not None else "-",
-                    f"{row.faults}/{row.timeouts}/{row.crashes}")
+    header, *rows = standings_rows(table)
+    out = fitted_table(title, [(h, "left" if h == "bot" else "right") for h in header],
+                       caption=STANDINGS_CAPTION)
+    for cells in rows[:limit]:
+        out.add_row(*cells)
+    return out
+
+
+def render_crosstable(table: Standings) -> Table:
+    """Return the crosstable: each bot's points out of its pairwise results per opponent."""
+    header, *rows = crosstable_rows(table)
+    out = fitted_table("crosstable", [(h, "left" if h == "bot" else "right") for h in header],
+                       caption="points/pairwise results against the bot of that rank (a "
+                               "better placing at the same table wins, an equal one draws)")
+    for cells in rows:
+        out.add_row(*cells)
     return out
 
 
 @click.command(short_help="Print the standings of the tournament run in DIRECTORY.")
 @click.argument("directory", type=click.Path(path_type=Path, exists=True, file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
-              show_default=True, help="Output format.")
-def standings(directory: Path, fmt: str) -> None:
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md"]),
+              default="table", show_default=True,
+              help="Output format (md: Markdown tables).")
+@click.option("--crosstable", is_flag=True,
+              help="Print the crosstable (points out of the pairwise results of each pair) "
+                   "instead of the standings; json always holds both.")
+def standings(directory: Path, fmt: str, crosstable: bool) -> None:
     """Print the standings of a finished or running tournament in DIRECTORY.
 
-    Warns on stderr about each game whose replay is missing or no longer matches the
-    digest stored with it (`arena verify DIRECTORY` checks everything).
+    Each row shows the batch rating with its 95% interval and the likelihood that the bot
+    is stronger than the next one (LOS). Warns on stderr about each game whose replay is
+    missing or no longer matches the digest stored with it (`arena verify DIRECTORY`
+    checks everything), and when the bots form groups that never met.
     """
     settings, table = standings_from_store(directory)
-    for warning in replay_warnings(directory):
+    for warning in [*replay_warnings(directory), *table.warnings()]:
         click.echo(f"warning: {warning}", err=True)
     if fmt == "json":
         click.echo(json.dumps({"tournament": settings, **table.to_json()}, indent=1))
     elif fmt == "csv":
-        click.echo(standings_csv(table), nl=False)
+        click.echo(crosstable_csv(table) if crosstable else standings_csv(table), nl=False)
+    elif fmt == "md":
+        rows = crosstable_rows(table) if crosstable else standings_rows(table)
+        click.echo(markdown(rows, [c != "bot" for c in rows[0]]), nl=False)
+    elif crosstable:
+        console.print(render_crosstable(table))
     else:
         console.print(render_table(table, f"{settings.get('name', directory)}: "
                                           f"{table.games} games"))

@@ -89,3 +89,54 @@ def standings_from_store(directory: Path) -> tuple[dict[str, Json], Standings]:
     table = compute(bots, games, rounds, rule, int(settings.get("table_size", 2)),
                     settings.get("format") == "swiss", True, int(settings.get("seed", 0)))
     return settings, table
+
+
+def cross_cell(record: tuple[int, int, int] | None) -> str:
+    """One crosstable cell: points (a draw is half) out of the pairwise results, or '.'."""
+    if record is None:
+        return "."
+    wins, draws, losses = record
+    return f"{wins + draws / 2:g}/{wins + draws + losses}"
+
+
+def crosstable_rows(table: Standings) -> list[list[str]]:
+    """The crosstable as text rows: a header (#, bot, then each rank), then per bot in table
+    order its result against every other bot (a pairwise result per opponent per game)."""
+    order = [row.bot for row in table.rows]
+    out = [["#", "bot", *[str(i) for i in range(1, len(order) + 1)]]]
+    for rank, bot in enumerate(order, start=1):
+        cells = table.crosstable.get(bot, {})
+        out.append([str(rank), bot, *["x" if other == bot else cross_cell(cells.get(other))
+                                      for other in order]])
+    return out
+
+
+def crosstable_csv(table: Standings) -> str:
+    """Return the crosstable as CSV text."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(crosstable_rows(table))
+    return buffer.getvalue()
+
+
+def markdown(rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
+    """Return rows (the first one the header) as a Markdown table."""
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+    rule = "|" + "|".join("---:" if r else ":---" for r in right) + "|"
+    return "\n".join([line(rows[0]), rule, *(line(r) for r in rows[1:])]) + "\n"
+
+
+def standings_rows(table: Standings) -> list[list[str]]:
+    """The table as text rows (header first), as `arena standings` prints it."""
+    # win% stays in the CSV and JSON: the LOS column took its place within 80 columns
+    out = [["#", "bot", "games", "points", "Elo ±95%", "LOS", "place", "F/T/C"]]
+    for row in table.rows:
+        if row.fit_elo is not None and row.interval is not None:
+            elo = f"{row.fit_elo:.0f} ± {row.interval:.0f}"
+        else:
+            elo = f"{row.elo:.0f}"
+        out.append([str(row.rank), row.bot, str(row.games), f"{row.points:g}", elo,
+                    f"{row.los_next:.0%}" if row.los_next is not None else "-",
+                    f"{row.mean_placing:.2f}" if row.mean_placing is not None else "-",
+                    f"{row.faults}/{row.timeouts}/{row.crashes}"])
+    return out

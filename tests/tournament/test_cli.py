@@ -80,6 +80,37 @@ def test_standings_in_every_format(runner: CliRunner, tmp_path: Path) -> None:
     assert missing.exit_code == 1 and "no results database" in missing.output
 
 
+def test_standings_crosstable_and_los_in_every_format(runner: CliRunner,
+                                                      tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(SMALL)
+    out = tmp_path / "out"
+    Runner(load_config(file), out, concurrency=1, referee=FakeReferee).run()
+    data = json.loads(runner.invoke(main, ["standings", str(out), "--format", "json"]).output)
+    rows = data["standings"]
+    # each row's LOS over the next one, from the fit's matrix; none for the last row
+    assert [r["los_next"] for r in rows[:-1]] == [
+        data["los"][a["bot"]][b["bot"]] for a, b in zip(rows, rows[1:], strict=False)]
+    assert rows[-1]["los_next"] is None
+    # 4-seat games: every pair at a table is one pairwise result; 20 games of 4 among 5
+    # bots give each pair 12 results (the tables that seat both), and the two sides agree
+    cross = data["crosstable"]
+    for a in cross:
+        for b, (w, d, lost) in cross[a].items():
+            assert w + d + lost == 12 and cross[b][a] == [lost, d, w]
+    as_csv = runner.invoke(main, ["standings", str(out), "--format", "csv", "--crosstable"])
+    lines = list(csv.reader(io.StringIO(as_csv.output)))
+    assert lines[0] == ["#", "bot", "1", "2", "3", "4", "5"]
+    first, second = lines[1][1], lines[2][1]
+    w, d, _ = cross[first][second]
+    assert lines[1][3] == f"{w + d / 2:g}/12" and lines[1][2] == "x"
+    md = runner.invoke(main, ["standings", str(out), "--format", "md"]).output.splitlines()
+    assert md[0].startswith("| # | bot | games | points | Elo ±95% | LOS |")
+    assert md[1].startswith("|---:|:---|") and len(md) == 2 + 5
+    table = runner.invoke(main, ["standings", str(out), "--crosstable"])
+    assert table.exit_code == 0 and "crosstable" in table.output
+
+
 def _refused(runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
              content: bytes, *args: str) -> str:
     """Run `arena run` on `content` from tmp_path; return its one error; nothing is created."""

@@ -51,7 +51,7 @@ def test_a_piped_run_prints_a_line_per_game_then_whole_names(
     assert [line.split("]")[0] for line in progress] == [f"[{n}/5" for n in range(1, 6)]
     assert all("faults 0, timeouts 0, forfeits 0" in line and "ETA" in line
                for line in progress)
-    final = lines.index("long: final standings (5 games)".ljust(80))
+    final = [line.rstrip() for line in lines].index("long: final standings (5 games)")
     assert final > lines.index(progress[-1])  # the progress came before the table
     table = lines[final:]
     assert all(len(line) <= 80 for line in table)
