@@ -281,7 +281,7 @@ class _Match:
         return None
 
     def _unsolicited(self, seat: _Seat, count: int, request_id: int) -> None:
-        log.warning("%s: dropped %d message(s) sent while not asked", seat.player.name, count)
+        log.info("%s: dropped %d message(s) sent while not asked", seat.player.name, count)
         before = seat.unsolicited // FLOOD_LIMIT
         seat.unsolicited += count
         if seat.unsolicited // FLOOD_LIMIT > before and seat.forfeit is None:
