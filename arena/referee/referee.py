@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import itertools
 import logging
-import os
 import secrets
-import shutil
 import signal
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
@@ -42,7 +39,7 @@ from arena.protocol.messages import (
     Welcome,
 )
 from arena.referee.match import run_game
-from arena.referee.players import BUILTINS, SeatPlayer
+from arena.referee.players import SeatPlayer
 from arena.referee.process import (
     BotProcess,
     Confinement,
@@ -50,6 +47,13 @@ from arena.referee.process import (
     stop_all,
 )
 from arena.referee.replay import ReplayWriter, Step
+from arena.referee.roster import (
+    Alarm,
+    RosterBot,
+    check_specs,
+    log_tail,
+    missing_program,
+)
 from arena.referee.sandbox import (
     ENDPOINT_DIR,
     Isolation,
@@ -60,7 +64,7 @@ from arena.referee.sandbox import (
 )
 from arena.referee.spec import BotSpec, FaultPolicy, Restart, TimeControl
 from arena.referee.stdio_bridge import bridge_argv
-from arena.referee.transport import Channel, ZmqTransport, peer_channel
+from arena.referee.transport import ZmqTransport, peer_channel
 
 log = logging.getLogger("arena.referee")
 
@@ -69,51 +73,6 @@ GRACE_MS = 500
 MONITOR_S = 0.1
 """How often the limits of running bots are checked."""
 _announced = False
-
-
-@dataclass
-class _Bot:
-    spec: BotSpec
-    token: str = ""
-    process: BotProcess | None = None
-    peer: bytes | None = None
-    version: str = ""
-    failed: ForfeitReason | None = None
-    failure: str = ""
-    """Why the bot could not start or connect, for its forfeits."""
-    channel: Channel | None = None
-    breach: str | None = None
-    """The resource limit its process hit (set by the monitor thread)."""
-    retired: set[str] = field(default_factory=set)
-    """Tokens of its earlier processes: a hello still queued from one of them is stale."""
-
-    def alive(self) -> bool:
-        return self.process is not None and self.process.alive()
-
-    def describe(self) -> str:
-        """How the process ended; reads its limits afresh (it may have died of one before
-        the monitor looked)."""
-        if self.process is None:
-            return "not running"
-        if self.breach is None and not self.process.alive():
-            self.breach = self.process.breach()
-        return self.process.describe()
-
-    def over_limit(self) -> str | None:
-        return self.breach
-
-
-@dataclass(frozen=True, slots=True)
-class Alarm:
-    """A hello or message that could be an attack, held against the bot that sent it."""
-
-    bot: str
-    kind: str
-    detail: str
-
-    def to_json(self) -> dict[str, str]:
-        """Return the alarm as JSON-ready data."""
-        return {"bot": self.bot, "kind": self.kind, "detail": self.detail}
 
 
 class Referee:
@@ -137,10 +96,10 @@ class Referee:
             ConfigError: duplicate names, an empty command, an unknown built-in, or
                 `sandbox: bwrap` where bubblewrap does not work.
         """
-        problems = _check_specs(bots)
+        problems = check_specs(bots)
         if problems:
             raise ConfigError("invalid bots:", problems)
-        self._bots = {spec.name: _Bot(spec) for spec in bots}
+        self._bots = {spec.name: RosterBot(spec) for spec in bots}
         self.time, self.faults, self.workdir = time, faults, workdir
         self._endpoint, self._registry = endpoint, registry
         self._grace_s, self._log_cap = grace_ms / 1000, log_cap
@@ -296,7 +255,7 @@ class Referee:
         if repeated:
             raise ConfigError(f"a bot may take one seat per game: {', '.join(repeated)}")
 
-    def _prepare(self, table: Sequence[_Bot]) -> None:
+    def _prepare(self, table: Sequence[RosterBot]) -> None:
         """(Re)start the process bots of this table that need it; take the hellos of those
         started ahead (`_prestart`)."""
         restart, started = [], []
@@ -313,7 +272,7 @@ class Referee:
         if restart or started:
             self._launch(restart, started)
 
-    def _player(self, bot: _Bot) -> SeatPlayer:
+    def _player(self, bot: RosterBot) -> SeatPlayer:
         name = bot.spec.name
         if bot.spec.builtin is not None:
             return SeatPlayer(name, builtin=bot.spec.builtin)
@@ -325,7 +284,7 @@ class Referee:
 
     # -- starting and stopping --------------------------------------------------------------
 
-    def _launch(self, bots: Sequence[_Bot], started: Sequence[_Bot] = ()) -> None:
+    def _launch(self, bots: Sequence[RosterBot], started: Sequence[RosterBot] = ()) -> None:
         """Start the processes together and wait for their handshakes (and for those of
         `started`, processes already started by `_prestart`)."""
         pending = {bot.token: bot for bot in started}
@@ -342,11 +301,11 @@ class Referee:
                 bot.failure = (f"no valid hello within {self.time.startup_ms} ms"
                                if bot.alive() else f"{bot.describe()} before its hello")
             log.error("%s: %s; it forfeits its games%s", bot.spec.name, bot.failure,
-                      _tail(self.workdir / "logs" / f"{bot.spec.name}.log"))
+                      log_tail(self.workdir / "logs" / f"{bot.spec.name}.log"))
             bot.failed = ForfeitReason.NO_CONNECT
         self._stop([b for b in failed if b.process is not None], "no handshake")
 
-    def _spawn(self, bot: _Bot) -> bool:
+    def _spawn(self, bot: RosterBot) -> bool:
         """Start one bot's process (its hello is awaited later); False when it cannot."""
         bot.peer, bot.version, bot.failed, bot.failure, bot.breach = None, "", None, "", None
         if bot.token:
@@ -362,7 +321,7 @@ class Referee:
         confinement = Confinement(
             self.isolation, bot.channel.directory, self._hidden_from(bot),
             network=bot.spec.network or bot.channel.directory is None)
-        missing = _missing_program(bridge_argv(bot.spec.cmd)[0], bot.spec.cwd)
+        missing = missing_program(bridge_argv(bot.spec.cmd)[0], bot.spec.cwd)
         if missing:
             bot.failure = missing
         else:
@@ -391,22 +350,22 @@ class Referee:
             self._spawn(bot)
 
     @staticmethod
-    def _needs_process(bot: _Bot) -> bool:
+    def _needs_process(bot: RosterBot) -> bool:
         return bot.spec.builtin is None and bot.process is None and \
             bot.failed is not ForfeitReason.NO_CONNECT
 
-    def _hidden_from(self, bot: _Bot) -> tuple[str, ...]:
+    def _hidden_from(self, bot: RosterBot) -> tuple[str, ...]:
         """The run directory and the other bots' own directories."""
         mine = set(own_dirs(bot.spec.cmd, bot.spec.cwd))
         others = {d for b in self._bots.values() if b is not bot and b.spec.builtin is None
                   for d in own_dirs(b.spec.cmd, b.spec.cwd)}
         return (*self._hide, *sorted(others - mine))
 
-    def _handshake(self, pending: dict[str, _Bot], deadline: float) -> list[_Bot]:
+    def _handshake(self, pending: dict[str, RosterBot], deadline: float) -> list[RosterBot]:
         """Welcome each bot whose hello comes on its own endpoint with its own token; return
         those refused. Anything else is an alarm and wins nothing."""
         transport = self._zmq()
-        refused: list[_Bot] = []
+        refused: list[RosterBot] = []
         while pending and (remaining := (deadline - time.monotonic()) * 1000) > 0:
             if not any(b.alive() for b in pending.values()):
                 break
@@ -442,12 +401,12 @@ class Referee:
                 log.info("%s: connected (version %r)", bot.spec.name, hello.version)
         return refused
 
-    def _owner(self, peer: bytes) -> _Bot | None:
+    def _owner(self, peer: bytes) -> RosterBot | None:
         channel = peer_channel(peer)
         return next((b for b in self._bots.values()
                      if b.channel is not None and b.channel.number == channel), None)
 
-    def _refuse_hello(self, owner: _Bot, peer: bytes, hello: Hello) -> None:
+    def _refuse_hello(self, owner: RosterBot, peer: bytes, hello: Hello) -> None:
         """A hello that is not this endpoint's bot's first with its own token. In a sandbox
         a token is known to its own bot only, so the alarm is held against the token's
         bot when the token is known, else against the endpoint's."""
@@ -467,7 +426,8 @@ class Referee:
         self.alarms.append(Alarm(bot, kind, detail))
         log.error("ALARM against %s: %s: %s", bot, kind, detail)
 
-    def _read_hello(self, owner: _Bot | None, peer: bytes, frames: list[bytes]) -> Hello | None:
+    def _read_hello(self, owner: RosterBot | None, peer: bytes,
+                    frames: list[bytes]) -> Hello | None:
         if owner is None:
             log.warning("dropped a message from unknown peer %s", peer.hex())
             return None
@@ -485,7 +445,7 @@ class Referee:
             return None
         return message
 
-    def _stop(self, bots: Sequence[_Bot], reason: str) -> None:
+    def _stop(self, bots: Sequence[RosterBot], reason: str) -> None:
         for bot in bots:
             if bot.peer is not None and bot.alive() and self._transport is not None:
                 self._transport.send(bot.peer, encode(Shutdown(reason=reason)))
@@ -506,45 +466,5 @@ class Referee:
             self._old_sigterm = signal.signal(signal.SIGTERM, _raise_exit)
 
 
-def _missing_program(program: str, cwd: str | None) -> str:
-    """Say `command not found: X` before starting a bot whose program does not exist (in a
-    sandbox the failure would otherwise be bubblewrap's)."""
-    if os.sep not in program:
-        return "" if shutil.which(program) else f"command not found: {program}"
-    path = Path(cwd or ".") / program
-    if not path.exists():
-        return f"no such file: {program}" + (f" (in {cwd})" if cwd else "")
-    if not os.access(path, os.X_OK):
-        return f"not executable: {program}"
-    return ""
-
-
-def _tail(path: Path, lines: int = 5) -> str:
-    """The last lines of a bot's log, to show why it could not start."""
-    try:
-        with path.open("rb") as handle:
-            handle.seek(max(0, path.stat().st_size - 4096))
-            text = handle.read().decode("utf-8", "replace").splitlines()[-lines:]
-    except OSError:
-        return ""
-    return "".join(f"\n    | {line}" for line in text if line.strip())
-
-
 def _raise_exit(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)
-
-
-def _check_specs(bots: Sequence[BotSpec]) -> list[str]:
-    problems = []
-    names = [b.name for b in bots]
-    for name in sorted({n for n in names if names.count(n) > 1}):
-        problems.append(f"bot name {name!r} is used more than once")
-    for bot in bots:
-        if not bot.name:
-            problems.append("a bot has an empty name")
-        if not bot.cmd or not bot.cmd[0]:
-            problems.append(f"bot {bot.name!r}: empty command")
-        elif bot.builtin is not None and bot.builtin not in BUILTINS:
-            problems.append(f"bot {bot.name!r}: unknown built-in {bot.builtin!r}; "
-                            f"known: {', '.join('builtin:' + b for b in BUILTINS)}")
-    return problems

@@ -1,0 +1,101 @@
+"""The referee's roster: what it knows of each bot of a run, alarms, and the checks made
+before a bot starts (kept apart from `referee.py`, which runs them)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.core.record import ForfeitReason
+from arena.referee.players import BUILTINS
+from arena.referee.process import BotProcess
+from arena.referee.spec import BotSpec
+from arena.referee.transport import Channel
+
+
+@dataclass
+class RosterBot:
+    spec: BotSpec
+    token: str = ""
+    process: BotProcess | None = None
+    peer: bytes | None = None
+    version: str = ""
+    failed: ForfeitReason | None = None
+    failure: str = ""
+    """Why the bot could not start or connect, for its forfeits."""
+    channel: Channel | None = None
+    breach: str | None = None
+    """The resource limit its process hit (set by the monitor thread)."""
+    retired: set[str] = field(default_factory=set)
+    """Tokens of its earlier processes: a hello still queued from one of them is stale."""
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.alive()
+
+    def describe(self) -> str:
+        """How the process ended; reads its limits afresh (it may have died of one before
+        the monitor looked)."""
+        if self.process is None:
+            return "not running"
+        if self.breach is None and not self.process.alive():
+            self.breach = self.process.breach()
+        return self.process.describe()
+
+    def over_limit(self) -> str | None:
+        return self.breach
+
+
+@dataclass(frozen=True, slots=True)
+class Alarm:
+    """A hello or message that could be an attack, held against the bot that sent it."""
+
+    bot: str
+    kind: str
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        """Return the alarm as JSON-ready data."""
+        return {"bot": self.bot, "kind": self.kind, "detail": self.detail}
+
+
+def missing_program(program: str, cwd: str | None) -> str:
+    """Say `command not found: X` before starting a bot whose program does not exist (in a
+    sandbox the failure would otherwise be bubblewrap's)."""
+    if os.sep not in program:
+        return "" if shutil.which(program) else f"command not found: {program}"
+    path = Path(cwd or ".") / program
+    if not path.exists():
+        return f"no such file: {program}" + (f" (in {cwd})" if cwd else "")
+    if not os.access(path, os.X_OK):
+        return f"not executable: {program}"
+    return ""
+
+
+def log_tail(path: Path, lines: int = 5) -> str:
+    """The last lines of a bot's log, to show why it could not start."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(max(0, path.stat().st_size - 4096))
+            text = handle.read().decode("utf-8", "replace").splitlines()[-lines:]
+    except OSError:
+        return ""
+    return "".join(f"\n    | {line}" for line in text if line.strip())
+
+
+def check_specs(bots: Sequence[BotSpec]) -> list[str]:
+    problems = []
+    names = [b.name for b in bots]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(f"bot name {name!r} is used more than once")
+    for bot in bots:
+        if not bot.name:
+            problems.append("a bot has an empty name")
+        if not bot.cmd or not bot.cmd[0]:
+            problems.append(f"bot {bot.name!r}: empty command")
+        elif bot.builtin is not None and bot.builtin not in BUILTINS:
+            problems.append(f"bot {bot.name!r}: unknown built-in {bot.builtin!r}; "
+                            f"known: {', '.join('builtin:' + b for b in BUILTINS)}")
+    return problems
