@@ -1,8 +1,7 @@
 """Ratings from placings: online multiplayer Elo and a batch Plackett-Luce fit with intervals.
 
-The online Elo reads a game of k seats as the k(k-1)/2 pairwise results its placings imply
-(a better placing beats a worse one, equal placings draw), each weighted 1/(k-1). The batch
-fit models the whole placing (`arena.tournament.plackett`): no pairwise approximation, and
+The live view's online rating is OpenSkill's Bayesian Plackett-Luce (`OnlineRating`). The
+batch fit models the whole placing (`arena.tournament.plackett`): no pairwise approximation, and
 intervals from the sandwich covariance, calibrated in simulation at k = 2, 4 and 8.
 """
 
@@ -10,9 +9,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 from arena.tournament import plackett
 
@@ -32,36 +32,42 @@ def pairwise(game: Placings) -> list[tuple[str, str, float]]:
     return out
 
 
-def expected(rating: float, other: float) -> float:
-    """Return the expected score of `rating` against `other` (logistic, 400-point scale)."""
-    return 1 / (1 + 10 ** ((other - rating) / 400))
+class OnlineRating:
+    """A Bayesian online rating for the live view: OpenSkill's Plackett-Luce model (Weng and
+    Lin), each bot a normal belief about its strength, updated game by game with whole
+    placings. Unlike fixed-K Elo its steps shrink as the belief narrows, so it converges
+    and the order of games matters less (it still matters: the batch fit is the reference).
+    No drift (tau = 0): a bot's strength is taken to be fixed during a tournament."""
 
-
-class OnlineElo:
-    """Elo updated game by game; K is divided by (table size - 1)."""
-
-    def __init__(self, k: float = 32, initial: float = 1500) -> None:
-        self.k = k
+    def __init__(self, initial: float = 1500) -> None:
+        self.model = PlackettLuce(tau=0.0)
         self.initial = initial
-        self.ratings: dict[str, float] = {}
+        self.beliefs: dict[str, PlackettLuceRating] = {}
+        self.seats = 0
+        self.games = 0
 
     def rating(self, bot: str) -> float:
-        """Return the current rating of `bot` (the initial rating if it has not played)."""
-        return self.ratings.get(bot, self.initial)
+        """Return the current rating of `bot` on the Elo scale (its mean belief)."""
+        belief = self.beliefs.get(bot)
+        if belief is None:
+            return self.initial
+        # with settled beliefs a k-seat game's choices are logistic in mu / c with
+        # c = sqrt(k) beta (OpenSkill's c sums over the table): mu / c is the strength the
+        # batch fit and Elo's scale use, k the mean table size seen
+        k = self.seats / self.games if self.games else 2.0
+        scale = math.sqrt(k) * self.model.beta
+        return self.initial + ELO_SCALE * (belief.mu - self.model.mu) / scale
 
     def update(self, game: Placings) -> None:
-        """Apply one game's result to every seat at once."""
+        """Apply one game's placings (ties allowed) to every seat at once."""
         if len(game) < 2:
             return
-        delta: dict[str, float] = defaultdict(float)
-        before = {bot: self.rating(bot) for bot, _ in game}
-        for a, b, score in pairwise(game):
-            change = score - expected(before[a], before[b])
-            delta[a] += change
-            delta[b] -= change
-        step = self.k / (len(game) - 1)
-        for bot, value in delta.items():
-            self.ratings[bot] = before[bot] + step * value
+        teams = [[self.beliefs.get(bot) or self.model.rating(name=bot)] for bot, _ in game]
+        rated = self.model.rate(teams, ranks=[float(p) for _, p in game])
+        self.seats += len(game)
+        self.games += 1
+        for (bot, _), team in zip(game, rated, strict=True):
+            self.beliefs[bot] = team[0]
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from arena.core.game import Json
 from arena.core.rng import derive_seed
 from arena.tournament.pairing import RoundPlan
-from arena.tournament.ratings import Fit, OnlineElo, fit, pairwise
+from arena.tournament.ratings import Fit, OnlineRating, fit, pairwise
 from arena.tournament.store import StoredGame
 
 
@@ -148,7 +148,7 @@ def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[R
             with_fit: bool = True, seed: int = 0) -> Standings:
     """Return the standings after `games` (and the byes of `rounds` for Swiss)."""
     rows = {bot: Row(bot) for bot in bots}
-    elo = OnlineElo()
+    elo = OnlineRating()
     ordered = sorted(games, key=lambda g: (g.key.round, g.key.table, g.key.repeat))
     for stored in ordered:
         _add_game(rows, stored, rule, elo)
@@ -190,7 +190,7 @@ def crosstable(games: Sequence[StoredGame]) -> Crosstable:
 
 
 def _add_game(rows: dict[str, Row], stored: StoredGame, rule: PointsRule,
-              elo: OnlineElo) -> None:
+              elo: OnlineRating) -> None:
     seats = stored.record.seats
     points = rule.game([s.placing for s in seats])
     winners = sum(1 for s in seats if s.placing == 1)
