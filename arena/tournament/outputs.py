@@ -15,7 +15,8 @@ from pathlib import Path
 
 from arena.core.game import Json
 from arena.tournament.pairing import RoundPlan
-from arena.tournament.standings import PointsRule, Standings, compute
+from arena.tournament.settings import Settings
+from arena.tournament.standings import Standings
 from arena.tournament.store import Store, StoredGame
 
 CSV_COLUMNS = ("rank", "bot", "games", "points", "score", "byes", "buchholz", "sb", "elo",
@@ -83,11 +84,8 @@ def standings_from_store(directory: Path) -> tuple[dict[str, Json], Standings]:
         games, rounds = store.games(), store.rounds()
     finally:
         store.close()
-    bots = list(settings.get("bots") or sorted({s.bot for g in games for s in g.record.seats}))
-    points = settings.get("points")
-    rule = PointsRule(tuple(points) if points else None, settings.get("bye_points"))
-    table = compute(bots, games, rounds, rule, int(settings.get("table_size", 2)),
-                    settings.get("format") == "swiss", True, int(settings.get("seed", 0)))
+    table = Settings.from_json(settings if isinstance(settings, dict) else {},
+                               games).standings(games, rounds)
     return settings, table
 
 

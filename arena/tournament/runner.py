@@ -31,7 +31,8 @@ from arena.tournament.config import Format, TournamentConfig, preflight
 from arena.tournament.outputs import write_outputs
 from arena.tournament.pairing import History, RoundPlan, gauntlet, round_robin, swiss_round
 from arena.tournament.secret import ensure_salt, game_seed, read_salt
-from arena.tournament.standings import PointsRule, Standings, compute, ranking
+from arena.tournament.settings import Settings
+from arena.tournament.standings import Standings, ranking
 from arena.tournament.store import DB_NAME, PUBLIC, GameKey, Store, StoredGame
 from arena.tournament.workers import DiskFull, Pool, disk_full
 
@@ -109,24 +110,15 @@ def static_schedule(config: TournamentConfig) -> list[RoundPlan] | None:
     return None
 
 
-def points_rule(config: TournamentConfig) -> PointsRule:
-    """Return the points rule of a tournament."""
-    return PointsRule(config.points, config.bye_points)
-
-
 def settings(config: TournamentConfig) -> dict[str, Json]:
     """Return what `arena standings` needs to rebuild the table from the database alone."""
-    return {"name": config.name, "game": config.game, "format": config.format.value,
-            "bots": [b.name for b in config.bots], "points": config.points,
-            "bye_points": config.bye_points, "table_size": config.table.size,
-            "seed": config.seed, "rounds": config.rounds}
+    return Settings.of(config).to_json()
 
 
 def standings_of(config: TournamentConfig, games: Sequence[StoredGame],
                  rounds: Sequence[RoundPlan], with_fit: bool = True) -> Standings:
     """Return the standings of a tournament after `games`."""
-    return compute([b.name for b in config.bots], games, rounds, points_rule(config),
-                   config.table.size, config.format is Format.SWISS, with_fit, config.seed)
+    return Settings.of(config).standings(games, rounds, with_fit)
 
 
 class Runner:

@@ -33,7 +33,8 @@ from arena.tournament.compare import deal_seed
 from arena.tournament.outputs import results_json, standings_csv
 from arena.tournament.pairing import RoundPlan
 from arena.tournament.secret import game_seed, read_salt
-from arena.tournament.standings import PointsRule, Standings, compute
+from arena.tournament.settings import Settings
+from arena.tournament.standings import Standings
 from arena.tournament.store import PUBLIC, GameRow, Store, StoredGame
 
 REPLAYS = "replays"
@@ -358,15 +359,8 @@ def _check_unreferenced(run: _Run, report: Report) -> None:
 
 
 def _standings(run: _Run, games: Sequence[StoredGame]) -> Standings:
-    settings = run.settings
-    bots = settings.get("bots") or sorted({s.bot for g in games for s in g.record.seats})
-    points = settings.get("points")
-    bye = settings.get("bye_points")
-    rule = PointsRule(tuple(float(str(p)) for p in points) if isinstance(points, list) else None,
-                      float(str(bye)) if bye is not None else None)
-    return compute([str(b) for b in bots] if isinstance(bots, list) else [], games,
-                   list(run.rounds.values()), rule, int(str(settings.get("table_size", 2))),
-                   settings.get("format") == "swiss", True, int(str(settings.get("seed", 0))))
+    return Settings.from_json(run.settings, games).standings(
+        games, sorted(run.rounds.values(), key=lambda p: p.round))
 
 
 def _check_results_json(run: _Run, table: Standings, games: Sequence[StoredGame],

@@ -1,0 +1,56 @@
+"""The one settings record: what a run stores, read back (also from older or damaged
+settings), and the only road to standings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.core.record import GameRecord
+from arena.tournament.config import load_config
+from arena.tournament.settings import Change, Settings
+from arena.tournament.store import GameKey, StoredGame
+
+FILE = """\
+name: s
+game: machiavelli
+players_per_game: 3
+format: swiss
+rounds: 3
+points: [3, 1, 0]
+bye_points: 1
+seed: 4
+bots:
+""" + "".join(f"  - {{name: b{i}, cmd: 'builtin:random'}}\n" for i in range(4))
+
+
+def test_settings_store_the_keys_runs_always_stored_and_read_back(tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(FILE)
+    settings = Settings.of(load_config(file))
+    stored = settings.to_json()
+    assert stored == {"name": "s", "game": "machiavelli@1", "format": "swiss",
+                      "bots": ["b0", "b1", "b2", "b3"], "points": [3.0, 1.0, 0.0],
+                      "bye_points": 1.0, "table_size": 3, "seed": 4, "rounds": 3}
+    assert Settings.from_json(stored) == settings
+    changed = settings.with_change([Change("b1", 2)], [Change("late", 1)])
+    again = Settings.from_json(changed.to_json())
+    assert again == changed and again.bots[-1] == "late"
+    assert again.active(2) == ["b0", "b1", "b2", "b3", "late"]
+    assert again.active(3) == ["b0", "b2", "b3", "late"]
+
+
+def game(*bots: str) -> StoredGame:
+    seats = [{"seat": i, "bot": b, "version": "", "placing": i + 1, "score": 0, "faults": 0,
+              "timeouts": 0, "forfeit": None, "time_ms": 0.0} for i, b in enumerate(bots)]
+    record = GameRecord.from_json({"game": "machiavelli", "seed": 1, "rules": {},
+                                   "seats": seats, "termination": "completed",
+                                   "decisions": 0, "faults": [], "replay": None})
+    return StoredGame(GameKey(1, 0, 0), record)
+
+
+def test_older_or_damaged_settings_still_give_standings() -> None:
+    games = [game("x", "y"), game("y", "x"), game("x", "y")]
+    for stored in ({}, {"bots": "not a list", "table_size": "two", "points": 7},
+                   {"format": "swiss", "seed": None}):
+        table = Settings.from_json(stored, games).standings(games, [])
+        assert [r.bot for r in table.rows] == ["x", "y"] and table.games == 3
