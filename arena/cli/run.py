@@ -56,19 +56,28 @@ PROGRESS_LINES = 100
               help="Output directory, relative to the current directory (default: the "
                    "file's `out`, relative to the file, else runs/<name>).")
 @click.option("--dry-run", is_flag=True, help="Print the schedule and the game count only.")
+@click.option("--withdraw", "withdraw", multiple=True, metavar="BOT",
+              help="With --resume: BOT plays no more games (its stored games stay; a Swiss "
+                   "pairs the next rounds without it). Recorded in the run. Repeatable.")
+@click.option("--enter", "enter", multiple=True, metavar="BOT",
+              help="With --resume, Swiss only: BOT, added to FILE, joins from the next "
+                   "round with no points. Recorded in the run. Repeatable.")
 @sandbox_option(default=None)
 @click.option("--max-bots", type=click.IntRange(min=1), default=None,
               help="Bot processes alive at once per worker (default: the file's `max_bots`, "
                    "else twice the table size); bots start when a game needs them and the "
                    "least recently used stop first.")
 def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
-        dry_run: bool, sandbox: str | None, max_bots: int | None) -> None:
+        dry_run: bool, withdraw: tuple[str, ...], enter: tuple[str, ...],
+        sandbox: str | None, max_bots: int | None) -> None:
     """Run the tournament described in FILE (YAML; see docs/tournaments.md).
 
     On a terminal a live view shows the progress, the running games and the top of the
     table; in a pipe or a CI log a plain line reports the progress as games finish.
     Ctrl-C exits with status 130; `--resume` continues.
     """
+    if (withdraw or enter) and not resume:
+        raise click.UsageError("--withdraw and --enter change a run under way: add --resume")
     config = load_config(file)
     out = out or config.out
     if dry_run:
@@ -89,8 +98,8 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
         err_console.print(f"[bold yellow]{note}[/]")
     view = _LiveView() if live_view_wanted() else None
     lines = _ProgressLines()
-    runner = Runner(config, out, concurrency=concurrency, resume=resume,
-                    on_progress=lines.update if view is None else view.update)
+    runner = Runner(config, out, concurrency=concurrency, resume=resume, withdraw=withdraw,
+                    enter=enter, on_progress=lines.update if view is None else view.update)
     try:
         if view is None:
             table = runner.run()

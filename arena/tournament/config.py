@@ -87,6 +87,19 @@ class TournamentConfig:
     """The bots' sandbox and limits (`sandbox:`, `limits:`; see docs/security.md)."""
     max_bots: int | None = None
     """Bot processes alive at once per worker (`max_bots:`); None: twice the table size."""
+    scored: Mapping[str, Any] | None = None
+    """The file's keys that make the fingerprint, as plain data."""
+
+    def fingerprint_without(self, names: set[str]) -> str:
+        """The fingerprint this file would have without the bots `names` (a bot that entered
+        a Swiss late is in the file, not in the run's first fingerprint)."""
+        if not names or self.scored is None:
+            return self.fingerprint
+        raw = dict(self.scored)
+        bots = raw.get("bots")
+        if isinstance(bots, list):
+            raw["bots"] = [b for b in bots if not (isinstance(b, dict) and b.get("name") in names)]
+        return _fingerprint(raw)
 
     def bot_bound(self) -> int:
         """Bot processes alive at once per worker: `max_bots`, else twice the table size."""
@@ -250,7 +263,7 @@ class _Builder:
         if p.items:
             return None
         raw = {k: _plain(doc.get(k)) for k in TOP_KEYS if k not in UNSCORED}
-        fingerprint = hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16]
+        fingerprint = _fingerprint(raw)
         return TournamentConfig(
             name=name, game=game, rules=rules, table=table, format=fmt, rounds=rounds,
             games_per_pairing=gpp, time=time, faults=faults, concurrency=concurrency,
@@ -258,6 +271,7 @@ class _Builder:
             bots=tuple(bots), challengers=tuple(challengers), points=points,
             bye_points=bye, fingerprint=fingerprint, source=self.p.source,
             bot_lines=bot_lines, transport=transport, sandbox=sandbox, max_bots=bound,
+            scored=raw,
         )
 
     # scalars -------------------------------------------------------------------------
@@ -544,6 +558,10 @@ def count_games(fmt: Format, bots: int, table: TableSize, rounds: int | None, re
         count = rounds or math.ceil((bots - 1) / (size - 1))
         tables = count * len(table_sizes(bots, size, smallest)[0])
     return tables * repeats
+
+
+def _fingerprint(raw: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _argv(cmd: Any) -> tuple[str, ...] | None:

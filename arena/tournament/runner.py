@@ -18,7 +18,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
@@ -27,6 +27,7 @@ from arena.core.errors import ArenaError, StoreError
 from arena.core.game import Json
 from arena.core.record import GameRecord
 from arena.referee.spec import LOOPBACK_TCP, BotSpec, FaultPolicy, TimeControl
+from arena.tournament import changes
 from arena.tournament.config import Format, TournamentConfig, preflight
 from arena.tournament.outputs import write_outputs
 from arena.tournament.pairing import History, RoundPlan, gauntlet, round_robin, swiss_round
@@ -126,8 +127,12 @@ class Runner:
 
     def __init__(self, config: TournamentConfig, out: Path, *, concurrency: int | None = None,
                  resume: bool = False, referee: RefereeFactory | None = None,
-                 on_progress: Callable[[Progress], None] | None = None) -> None:
+                 on_progress: Callable[[Progress], None] | None = None,
+                 withdraw: Sequence[str] = (), enter: Sequence[str] = ()) -> None:
         self.config, self.out, self.resume = config, out, resume
+        self.withdraw, self.enter = list(withdraw), list(enter)
+        self.settings = Settings.of(config)
+        """The run's settings: the file's, with the withdrawals and entries recorded."""
         self.concurrency = concurrency or config.concurrency or os.cpu_count() or 1
         self.referee = referee if referee is not None else _default_referee(config, out)
         self.on_progress = on_progress or (lambda progress: None)
@@ -170,15 +175,15 @@ class Runner:
                 raise Interrupted(
                     f"interrupted: {len(self.games)} of {self.progress.total or '?'} games are "
                     f"stored in {store.path}") from None
-            table = standings_of(self.config, self.games, self.rounds)
-            write_outputs(self.out, settings(self.config), table, self.games, self.rounds)
+            table = self.settings.standings(self.games, self.rounds)
+            write_outputs(self.out, self.settings.to_json(), table, self.games, self.rounds)
             return table
         finally:
             store.close()
 
     def live_standings(self) -> Standings:
         """Return the standings so far without the batch fit (cheap, for the live view)."""
-        return standings_of(self.config, self.games, self.rounds, with_fit=False)
+        return self.settings.standings(self.games, self.rounds, with_fit=False)
 
     def _open(self) -> Store:
         if self.resume and not (self.out / DB_NAME).is_file():
@@ -186,6 +191,10 @@ class Runner:
                              "drop --resume to start one")
         for sub in ("replays", "logs"):
             (self.out / sub).mkdir(parents=True, exist_ok=True)
+        changes.check_entries(self.config, self.enter)
+        # a bot that entered late is in the file, not in the run's fingerprint; the workers
+        # open the database with the config's fingerprint
+        self.config = replace(self.config, fingerprint=self._fingerprint())
         store = Store.open(self.out, self.config.fingerprint, self.config.name, create=True)
         try:
             store.lock()
@@ -193,7 +202,8 @@ class Runner:
             if held and not self.resume:
                 raise StoreError(f"{self.out} already holds {held} game(s) of this "
                                  "tournament: add --resume to continue it, or pick another --out")
-            store.set_meta("settings", settings(self.config))
+            self.settings = changes.apply(self.config, store, self.withdraw, self.enter)
+            store.set_meta("settings", self.settings.to_json())
             self.salt = self._salt(store, held)
         except BaseException:
             store.close()
@@ -205,14 +215,20 @@ class Runner:
             return None
         return read_salt(self.out) if held else ensure_salt(self.out)
 
+    def _fingerprint(self) -> str:
+        """The file's fingerprint without the bots that entered late (recorded or now)."""
+        return self.config.fingerprint_without(
+            changes.entered(self.out) | set(self.enter) if self.resume else set())
+
     def _play_all(self, store: Store, pool: Pool) -> None:
         plans = static_schedule(self.config)
         if plans is not None:
-            self.progress.total = sum(len(jobs_of(p, 0, None)) for p in plans)
             for plan in plans:
                 self._record_round(store, plan)
             seed = self.config.seed
-            self._play(store, pool, [j for p in plans for j in jobs_of(p, seed, self.salt)])
+            jobs = [j for p in plans for j in self._playable(jobs_of(p, seed, self.salt))]
+            self.progress.total = len(jobs)
+            self._play(store, pool, jobs)
             return
         rounds = self.config.rounds or 1
         for number in range(1, rounds + 1):
@@ -220,14 +236,22 @@ class Runner:
             if number == 1:
                 self.progress.total = len(jobs_of(plan, 0, None)) * rounds
             self._record_round(store, plan)
-            self._play(store, pool, jobs_of(plan, self.config.seed, self.salt))
+            self._play(store, pool, self._playable(jobs_of(plan, self.config.seed, self.salt)))
+
+    def _playable(self, jobs: list[Job]) -> list[Job]:
+        """The jobs left once a withdrawn bot's unplayed games are dropped (stored ones stay)."""
+        gone = {c.bot for c in self.settings.withdrawn}
+        held = {g.key for g in self.games}
+        return [j for j in jobs if j.key in held or gone.isdisjoint(j.seating)]
 
     def _swiss_plan(self, number: int) -> RoundPlan:
         earlier = [p for p in self.rounds if p.round < number]
         games = [g for g in self.games if g.key.round < number]
-        table = standings_of(self.config, games, earlier, with_fit=False)
+        table = self.settings.standings(games, earlier, with_fit=False)
         points = {row.bot: row.points for row in table.rows}
-        return swiss_round(number, ranking(table), History.of(earlier), self.config.table.size,
+        active = set(self.settings.active(number))
+        ranked = [b for b in ranking(table) if b in active]
+        return swiss_round(number, ranked, History.of(earlier), self.config.table.size,
                            self.config.table.smallest, self.config.games_per_pairing, points,
                            (self.config.rounds or 1) - number + 1)
 

@@ -97,16 +97,18 @@ class Settings:
         """The points rule."""
         return PointsRule(self.points, self.bye_points)
 
-    def active(self, before_round: int) -> list[str]:
-        """The bots that may be paired in round `before_round` (withdrawn ones left out)."""
-        gone = {c.bot for c in self.withdrawn if c.after_round < before_round}
+    def active(self, number: int) -> list[str]:
+        """The bots that may be paired in round `number`: not withdrawn before it, and not
+        entering after it."""
+        gone = {c.bot for c in self.withdrawn if c.after_round < number}
+        gone |= {c.bot for c in self.entered if c.after_round >= number}
         return [b for b in self.bots if b not in gone]
 
     def with_change(self, withdrawn: Sequence[Change] = (),
                     entered: Sequence[Change] = ()) -> Settings:
         """Return these settings with more withdrawals and entries (entries join `bots`)."""
         bots = (*self.bots, *(c.bot for c in entered if c.bot not in self.bots))
-        return replace(self, bots=bots, withdrawn=(*self.withdrawn, *withdrawn),
+        return replace(self, bots=tuple(bots), withdrawn=(*self.withdrawn, *withdrawn),
                        entered=(*self.entered, *entered))
 
     def standings(self, games: Sequence[StoredGame], rounds: Sequence[RoundPlan],
