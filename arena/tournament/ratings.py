@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
@@ -142,3 +143,38 @@ def components(bots: Sequence[str], games: Iterable[Placings]) -> tuple[tuple[st
         groups.setdefault(root(b), []).append(b)
     return tuple(sorted((tuple(sorted(g)) for g in groups.values()),
                         key=lambda g: (-len(g), g)))
+
+
+class Rater(Protocol):
+    """A batch rating system: the final table's ratings from all the games at once."""
+
+    def fit(self, games: Sequence[Placings]) -> Fit:
+        """Rate every bot of `games` (Elo scale, 95% intervals, LOS, components)."""
+
+
+class OnlineRater(Protocol):
+    """A rating updated game by game (the live view)."""
+
+    def update(self, game: Placings) -> None:
+        """Take one game's placings."""
+
+    def rating(self, bot: str) -> float:
+        """The bot's current rating on the Elo scale."""
+
+
+class PlackettLuceRater:
+    """`fit` as a `Rater`."""
+
+    def __init__(self, prior: float = 1.0) -> None:
+        self.prior = prior
+
+    def fit(self, games: Sequence[Placings]) -> Fit:
+        return fit(games, prior=self.prior)
+
+
+RATERS: dict[str, Callable[[], Rater]] = {"plackett-luce": PlackettLuceRater}
+"""Batch raters by name; adding one is its module and a line here."""
+ONLINE_RATERS: dict[str, Callable[[], OnlineRater]] = {"openskill": OnlineRating}
+"""Online raters by name."""
+BATCH, ONLINE = "plackett-luce", "openskill"
+"""The raters standings use."""

@@ -28,9 +28,10 @@ from arena.core.game import Json
 from arena.core.record import GameRecord
 from arena.referee.spec import LOOPBACK_TCP, BotSpec, FaultPolicy, TimeControl
 from arena.tournament import changes
-from arena.tournament.config import Format, TournamentConfig, preflight
+from arena.tournament.config import TournamentConfig, preflight
+from arena.tournament.formats import schedule_for
 from arena.tournament.outputs import write_outputs
-from arena.tournament.pairing import History, RoundPlan, gauntlet, round_robin, swiss_round
+from arena.tournament.pairing import History, RoundPlan
 from arena.tournament.secret import ensure_salt, game_seed, read_salt
 from arena.tournament.settings import Settings
 from arena.tournament.standings import Standings, ranking
@@ -99,16 +100,7 @@ def jobs_of(plan: RoundPlan, seed: int, salt: str | None) -> list[Job]:
 
 def static_schedule(config: TournamentConfig) -> list[RoundPlan] | None:
     """Return the whole schedule of a round-robin or gauntlet (None for Swiss)."""
-    names = [b.name for b in config.bots]
-    size, smallest = config.table.size, config.table.smallest
-    if config.format is Format.ROUND_ROBIN:
-        return round_robin(names, size, smallest, config.games_per_pairing, config.seed,
-                           config.rounds)
-    if config.format is Format.GAUNTLET:
-        field_bots = [n for n in names if n not in config.challengers]
-        return gauntlet(list(config.challengers), field_bots, size, smallest,
-                        config.games_per_pairing, config.seed)
-    return None
+    return schedule_for(config).fixed()
 
 
 def settings(config: TournamentConfig) -> dict[str, Json]:
@@ -251,9 +243,8 @@ class Runner:
         points = {row.bot: row.points for row in table.rows}
         active = set(self.settings.active(number))
         ranked = [b for b in ranking(table) if b in active]
-        return swiss_round(number, ranked, History.of(earlier), self.config.table.size,
-                           self.config.table.smallest, self.config.games_per_pairing, points,
-                           (self.config.rounds or 1) - number + 1)
+        return schedule_for(self.config).next_round(number, ranked, points,
+                                                    History.of(earlier))
 
     def _record_round(self, store: Store, plan: RoundPlan) -> None:
         stored = next((p for p in self.rounds if p.round == plan.round), None)

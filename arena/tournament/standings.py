@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from arena.core.game import Json
 from arena.core.rng import derive_seed
 from arena.tournament.pairing import RoundPlan
-from arena.tournament.ratings import Fit, OnlineRating, fit, pairwise
+from arena.tournament.ratings import (
+    BATCH,
+    ONLINE,
+    ONLINE_RATERS,
+    RATERS,
+    Fit,
+    OnlineRater,
+    pairwise,
+)
 from arena.tournament.store import StoredGame
 
 
@@ -148,7 +156,7 @@ def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[R
             with_fit: bool = True, seed: int = 0) -> Standings:
     """Return the standings after `games` (and the byes of `rounds` for Swiss)."""
     rows = {bot: Row(bot) for bot in bots}
-    elo = OnlineRating()
+    elo = ONLINE_RATERS[ONLINE]()
     ordered = sorted(games, key=lambda g: (g.key.round, g.key.table, g.key.repeat))
     for stored in ordered:
         _add_game(rows, stored, rule, elo)
@@ -163,8 +171,8 @@ def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[R
         row.elo = elo.rating(row.bot)
         row.buchholz = sum(rows[o].points for o in row.opponents if o in rows)
         row.sb = sum(result * rows[o].points for o, result in row.results if o in rows)
-    result = fit([[(s.bot, s.placing) for s in g.record.seats] for g in ordered]) \
-        if with_fit and ordered else None
+    result = RATERS[BATCH]().fit([[(s.bot, s.placing) for s in g.record.seats]
+                                  for g in ordered]) if with_fit and ordered else None
     if result is not None:
         for bot, rating in result.ratings.items():
             if bot in rows:
@@ -190,7 +198,7 @@ def crosstable(games: Sequence[StoredGame]) -> Crosstable:
 
 
 def _add_game(rows: dict[str, Row], stored: StoredGame, rule: PointsRule,
-              elo: OnlineRating) -> None:
+              elo: OnlineRater) -> None:
     seats = stored.record.seats
     points = rule.game([s.placing for s in seats])
     winners = sum(1 for s in seats if s.placing == 1)

@@ -54,3 +54,18 @@ def test_older_or_damaged_settings_still_give_standings() -> None:
                    {"format": "swiss", "seed": None}):
         table = Settings.from_json(stored, games).standings(games, [])
         assert [r.bot for r in table.rows] == ["x", "y"] and table.games == 3
+
+
+def test_every_format_and_rater_is_registered() -> None:
+    # the runner reaches formats and raters only through these registries
+    from arena.tournament.config import Format
+    from arena.tournament.formats import SCHEDULES
+    from arena.tournament.ratings import BATCH, ONLINE, ONLINE_RATERS, RATERS
+
+    assert set(SCHEDULES) == set(Format)
+    assert BATCH in RATERS and ONLINE in ONLINE_RATERS
+    rated = RATERS[BATCH]().fit([[("a", 1), ("b", 2)], [("b", 1), ("a", 2)]])
+    assert rated.ratings["a"].elo == rated.ratings["b"].elo == 1500
+    online = ONLINE_RATERS[ONLINE]()
+    online.update([("a", 1), ("b", 2)])
+    assert online.rating("a") > 1500 > online.rating("b")
