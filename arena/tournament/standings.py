@@ -177,7 +177,9 @@ def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[R
         for bot, rating in result.ratings.items():
             if bot in rows:
                 rows[bot].fit_elo, rows[bot].interval = rating.elo, rating.interval
-    ranked = sorted(rows.values(), key=lambda r: _rank_key(r, seed))
+    # Outside a Swiss (where a bye scores points), the games per bot can differ by one
+    # (byes forced by the table size; a gauntlet's challengers): rank by points per game
+    ranked = sorted(rows.values(), key=lambda r: _rank_key(r, seed, per_game=not swiss_byes))
     for rank, row in enumerate(ranked, start=1):
         row.rank = rank
     if result is not None:
@@ -219,12 +221,15 @@ def _add_game(rows: dict[str, Row], stored: StoredGame, rule: PointsRule,
     elo.update([(s.bot, s.placing) for s in seats])
 
 
-def _rank_key(row: Row, seed: int) -> tuple[float, float, float, float, int]:
+def _rank_key(row: Row, seed: int,
+              per_game: bool = False) -> tuple[float, float, float, float, float, int]:
     # Order-independent tie-breaks only (never the online rating, which depends on the
     # order of games): Buchholz, Sonneborn-Berger, the batch fit where computed, and last
     # a seeded coin, so equal rows order the same way on every run
     fitted = row.fit_elo if row.fit_elo is not None else 0.0
-    return (-row.points, -row.buchholz, -row.sb, -fitted, derive_seed(seed, "rank", row.bot))
+    first = row.points / row.games if per_game and row.games else 0.0
+    return (-first, -row.points, -row.buchholz, -row.sb, -fitted,
+            derive_seed(seed, "rank", row.bot))
 
 
 def ranking(standings: Standings) -> list[str]:

@@ -3,6 +3,7 @@ settings), and the only road to standings."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from arena.core.record import GameRecord
@@ -69,3 +70,15 @@ def test_every_format_and_rater_is_registered() -> None:
     online = ONLINE_RATERS[ONLINE]()
     online.update([("a", 1), ("b", 2)])
     assert online.rating("a") > 1500 > online.rating("b")
+
+
+def test_a_round_robin_with_unequal_games_ranks_by_points_per_game() -> None:
+    # issue 11: 13 bots at tables of 3 play 5 or 6 games, byes scoring nothing; a bye must
+    # neither help nor hurt. x: 2 wins in 2 games; y: 3 wins and a loss in 4
+    games = [game("x", "z"), game("x", "z"), game("y", "z"), game("y", "z"), game("y", "z"),
+             game("z", "y")]
+    settings = Settings(format="round-robin", bots=("x", "y", "z"))
+    rows = settings.standings(games, []).rows
+    assert [r.bot for r in rows][:2] == ["x", "y"] and rows[0].points < rows[1].points
+    swiss = replace(settings, format="swiss").standings(games, []).rows
+    assert [r.bot for r in swiss][:2] == ["y", "x"]  # a Swiss scores byes: total points
