@@ -104,8 +104,12 @@ def test_standings_are_derived_in_schedule_order() -> None:
     table = compute("abcd", games, [], PointsRule(), 2)
     assert table == compute("abcd", list(reversed(games)), [], PointsRule(), 2)
     rows = {r.bot: r for r in table.rows}
-    # a and c both have 2 points; c met stronger opponents (Buchholz 3 against 2.5)
-    assert [r.bot for r in table.rows] == ["c", "a", "d", "b"]
+    # a round-robin ranks by points per game: a 2 in 2, c 2 in 3, b 0.5 in 2, d 0.5 in 3
+    assert [r.bot for r in table.rows] == ["a", "c", "b", "d"]
+    # by total points (a Swiss), a and c both have 2; c met stronger opponents (Buchholz 3
+    # against 2.5)
+    totals = compute("abcd", games, [], PointsRule(), 2, swiss_byes=True)
+    assert [r.bot for r in totals.rows] == ["c", "a", "d", "b"]
     assert rows["a"].points == 2 and rows["b"].points == 0.5 and rows["d"].points == 0.5
     assert rows["a"].buchholz == rows["b"].points + rows["c"].points
     assert rows["d"].crashes == 1 and rows["d"].faults == 3 and rows["d"].timeouts == 2
