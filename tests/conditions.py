@@ -6,6 +6,7 @@ The deadline is generous on purpose: it only fails a test whose condition never 
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Callable
 
@@ -20,3 +21,13 @@ def wait_until(condition: Callable[[], object], what: str,
     while not condition():
         assert time.monotonic() < deadline, f"{what}: still not so after {patience_s:.0f} s"
         time.sleep(0.01)
+
+
+def interruptible() -> None:
+    """`preexec_fn` for a child a test will interrupt: SIGINT as a terminal's Ctrl-C gives it.
+
+    A shell runs a background job with SIGINT ignored, and an ignored signal stays ignored
+    across exec (Python then installs no KeyboardInterrupt handler): a suite started in the
+    background would see its children shrug off the SIGINT the test sends.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -16,7 +16,7 @@ from arena.core.game import Termination
 from arena.core.record import FaultKind, ForfeitReason, GameRecord
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
-from tests.conditions import PATIENCE_S, wait_until
+from tests.conditions import PATIENCE_S, interruptible, wait_until
 
 HERE = Path(__file__).resolve().parent
 PLAIN = SandboxPolicy(SandboxMode.NONE)  # these bots report their pids from outside a sandbox
@@ -150,7 +150,8 @@ def test_flooding_stdout_neither_blocks_nor_fills_the_disk(tmp_path: Path) -> No
 def test_no_bot_outlives_an_interrupted_or_killed_referee(signum: int, tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     host = subprocess.Popen([sys.executable, str(HERE / "bots" / "host.py"), str(pidfile),
-                             str(tmp_path)], stdout=subprocess.PIPE, cwd=ROOT)
+                             str(tmp_path)], stdout=subprocess.PIPE, cwd=ROOT,
+                            preexec_fn=interruptible)
     try:
         assert host.stdout is not None and host.stdout.readline() == b"playing\n"
         wait_until(lambda: len(pids(pidfile)) >= 2, "the bot and its child started")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conditions import PATIENCE_S, wait_until
+from tests.conditions import PATIENCE_S, interruptible, wait_until
 
 BOTS = ["builtin:random"] * 5 + ["builtin:default"] * 2
 TOURNAMENT = """\
@@ -52,7 +52,7 @@ def outcome(out: Path) -> tuple[object, object]:
 def start(file: Path, out: Path, capture: bool = True) -> subprocess.Popen[bytes]:
     pipe = subprocess.PIPE if capture else subprocess.DEVNULL
     return subprocess.Popen(arena("run", str(file), "--out", str(out), "-j", "2"),
-                            stdout=pipe, stderr=pipe)
+                            stdout=pipe, stderr=pipe, preexec_fn=interruptible)
 
 
 def wait_for(out: Path, games: int, process: subprocess.Popen[bytes]) -> None:
