@@ -20,7 +20,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 HOSTILE = str(HERE / "bots" / "hostile.py")
 RANDOM = str(ROOT / "sample_bots" / "python" / "random_bot.py")
-TIME = TimeControl(move_ms=2000, bank_ms=0, startup_ms=20_000)
+TIME = TimeControl(move_ms=20_000, bank_ms=0, startup_ms=60_000)
+"""Limits no honest bot misses on a machine however busy (a fork bomb next door starts 30
+Python processes): a timeout of an honest seat must mean an attack got through."""
 SEATING = ["attacker", "honest-1", "honest-2", "builtin"]
 
 
