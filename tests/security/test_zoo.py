@@ -14,9 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,6 +25,8 @@ from arena.referee.limits import Limits
 from arena.referee.match import FLOOD_LIMIT
 from arena.referee.sandbox import SandboxMode
 from arena.referee.spec import LOOPBACK_TCP
+from tests.conditions import wait_until
+from tests.polyglot.starters import missing
 from tests.security.zoo import (
     assert_neighbours_unharmed,
     found,
@@ -39,17 +39,6 @@ from tests.security.zoo import (
 @pytest.fixture(autouse=True)
 def _bwrap() -> None:
     need_bwrap()
-
-
-def wait_for(condition: Callable[[], bool], patience_s: float = 120.0) -> bool:
-    """Poll `condition` until it holds; False only if it never did within a patience far
-    beyond any normal delay (a condition, not a timing: the test never asserts a speed)."""
-    deadline = time.monotonic() + patience_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 @pytest.mark.parametrize("endpoint", [None, LOOPBACK_TCP], ids=["ipc", "tcp"])
@@ -116,10 +105,10 @@ def test_nothing_survives_a_killed_referee(tmp_path: Path, signum: int) -> None:
                              marker, str(tmp_path)], stdout=subprocess.PIPE)
     try:
         assert host.stdout is not None and host.stdout.readline() == b"playing\n"
-        assert wait_for(lambda: bool(survivors(marker))), "the grandchild never started"
+        wait_until(lambda: survivors(marker), "the grandchild started")
         host.send_signal(signum)
         host.wait()
-        assert wait_for(lambda: not survivors(marker)), "a bot's grandchild outlived it"
+        wait_until(lambda: not survivors(marker), "no grandchild of the bot is left")
     finally:
         host.kill()
         host.wait()
@@ -170,7 +159,7 @@ def test_a_flood_of_stray_messages_costs_only_the_flooder(tmp_path: Path) -> Non
 def test_the_zoo_holds_for_an_unprivileged_user() -> None:
     """As a user without root: unprivileged bubblewrap, limits by rlimit (no cgroup)."""
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.skip("needs root to switch to an unprivileged user (setpriv)")
+        missing("needs root to switch to an unprivileged user (setpriv)")
     with tempfile.TemporaryDirectory(prefix="arena-zoo-user-") as scratch:
         Path(scratch).chmod(0o777)  # pytest's own tmp_path is root's alone
         _zoo_as_user(Path(scratch))
@@ -181,7 +170,7 @@ def _zoo_as_user(tmp_path: Path) -> None:
     # the system's Python of the same version on the venv's packages instead.
     python = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
     if not os.access(python, os.X_OK):
-        pytest.skip(f"no {python} for the unprivileged user")
+        missing(f"no {python} for the unprivileged user")
     packages = [p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix)]
     pylib = tmp_path / "pylib"  # arena alone, not the repository (the venv's .pth is not read)
     pylib.mkdir()
@@ -193,9 +182,7 @@ def _zoo_as_user(tmp_path: Path) -> None:
         capture_output=True, text=True, cwd=Path(__file__).parents[2],
         env={**os.environ, "HOME": str(tmp_path), "PYTHONPATH": os.pathsep.join(packages)})
     if done.returncode != 0 and "cannot make a sandbox" in done.stderr:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"no unprivileged sandbox here: {done.stderr[-300:]}")
-        pytest.skip("unprivileged user namespaces are disabled here")
+        missing(f"no unprivileged sandbox here: {done.stderr[-300:]}")
     assert done.returncode == 0, done.stderr[-2000:]
     results = json.loads(done.stdout.splitlines()[-1])
     for mode, result in results.items():

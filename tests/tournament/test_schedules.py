@@ -243,3 +243,17 @@ def test_two_seat_swiss_in_blocks_keeps_the_guarantees() -> None:
     history = History.of(plans)
     assert max(history.meetings.values()) == 1
     assert max(history.byes.values()) == 1
+
+
+def test_a_fixed_schedule_answers_for_each_of_its_rounds() -> None:
+    from arena.tournament.config import parse_config
+    from arena.tournament.formats import RoundRobin
+    from arena.tournament.pairing import History
+
+    config = parse_config("name: t\ngame: machiavelli\nplayers_per_game: 3\nbots:\n" + "".join(
+        f"  - {{name: b{i}, cmd: 'builtin:random'}}\n" for i in range(7)))
+    schedule = RoundRobin(config)
+    plans = schedule.fixed() or []
+    assert plans
+    for plan in plans:
+        assert schedule.next_round(plan.round, [], {}, History.of([])) == plan
