@@ -129,7 +129,8 @@ def test_game_record_round_trips() -> None:
 
 
 def test_fast_constructors_equal_the_dataclass_constructors() -> None:
-    from arena.core.game import Decision, Event, make_decision, make_event
+    from arena.core.game import Decision, Event
+    from arena.core.hotpath import make_decision, make_event
 
     assert make_event("built", {"seat": 1}) == Event("built", {"seat": 1})
     assert make_event("drew", {"card": "x"}, frozenset({2})) == Event(
@@ -137,4 +138,6 @@ def test_fast_constructors_equal_the_dataclass_constructors() -> None:
     assert make_event("drew", {}, frozenset({2})) != Event("drew", {}, frozenset({3}))
     made = make_decision(3, "turn", ({"type": "end_turn"},), {"gathered": True})
     assert made == Decision(3, "turn", ({"type": "end_turn"},), {"gathered": True})
+    assert made.to_wire() == {"seat": 3, "kind": "turn", "options": [{"type": "end_turn"}],
+                              "context": {"gathered": True}}
     assert hash(make_event("x", {}, None).visible_to) == hash(None)

@@ -18,7 +18,7 @@ from . import rules, scoring, setup
 from . import state as st
 from .actions import Action, Kind, parse
 from .observe import observation
-from .state import Phase, State
+from .state import Legal, Phase, State
 
 __all__ = ["GAME", "Machiavelli", "State", "Action"]
 
@@ -57,7 +57,7 @@ class Machiavelli:
 
     def validate(self, state: State, seat: int, action: Action) -> None:
         """Raise IllegalAction unless `action` is legal for `seat` now."""
-        current: rules.Legal | None = state.cache
+        current: Legal | None = state.cache
         # an action the engine chose or already checked needs no second look (no call at all)
         if current is None or current.checked is not action or seat != current.decision.seat:
             rules.validate(state, seat, action)
@@ -80,7 +80,7 @@ class Machiavelli:
 
     def random_action(self, state: State, seat: int, rng: random.Random) -> Action:
         """Return a uniformly chosen legal action."""
-        current: rules.Legal | None = state.cache  # `_current` inlined: one call less
+        current: Legal | None = state.cache  # `_current` inlined: one call less
         if current is None or not current.actions:
             current = self._current(state)
         # choice(seq) draws exactly as seq[randrange(len(seq))] did, so games are unchanged
@@ -93,7 +93,7 @@ class Machiavelli:
         return () if current is None else current.actions
 
     @staticmethod
-    def _current(state: State) -> rules.Legal:
+    def _current(state: State) -> Legal:
         current = state.cache or rules.legal(state)
         if current is None or not current.actions:
             raise ValueError("the game is over: no action to choose")

@@ -5,11 +5,11 @@ Imports only the standard library and `arena.core`.
 
 from __future__ import annotations
 
-from arena.core.game import Event, make_event
+from arena.core.game import Event
 
 from .actions import Action, ActionTable, ActionType, Kind
 from .cards import NAMES, Character
-from .events import public
+from .events import private, public
 from .state import Phase, State
 
 PICK, DISCARD, RANDOM = "pick", "discard", "random"
@@ -83,23 +83,21 @@ def advance(state: State, events: list[Event]) -> None:
         if op == RANDOM:
             card = state.pool.pop(state.rng.randrange(len(state.pool)))
             state.facedown.append(card)
-            events.append(make_event("characters_discarded", {"faceup": [], "facedown": 1}))
+            events.append(public("characters_discarded", faceup=[], facedown=1))
             state.draft_index = index + 1
             continue
         seat = (state.crown + offset) % state.players
         if index == len(script) - 1 and len(state.pool) == 1 and takes_facedown(state):
             state.pool.append(state.facedown.pop(0))
-            events.append(make_event("facedown_offered", {"seat": seat}))
-        events.append(make_event("characters_offered", {
-            "seat": seat, "characters": list(map(_NAME, sorted(state.pool))), "step": op},
-            frozenset((seat,))))
+            events.append(public("facedown_offered", seat=seat))
+        events.append(private(seat, "characters_offered", seat=seat,
+                              characters=list(map(_NAME, sorted(state.pool))), step=op))
         return
 
 
 def _end(state: State, events: list[Event]) -> None:
     if state.pool:
-        events.append(make_event("characters_discarded", {"faceup": [],
-                                                          "facedown": len(state.pool)}))
+        events.append(public("characters_discarded", faceup=[], facedown=len(state.pool)))
         state.facedown.extend(state.pool)
         state.pool = []
     state.phase = Phase.CALL
@@ -133,15 +131,14 @@ def apply(state: State, seat: int, action: Action, events: list[Event]) -> None:
     card = action.character
     assert card is not None  # guaranteed by validation against the legal list
     state.pool.remove(card)
-    only = frozenset((seat,))
     if action.type is _T_PICK:
         state.chars[seat].append(card)
-        events.append(make_event("character_picked", {"seat": seat}))
-        events.append(make_event("own_pick", {"seat": seat, "character": NAMES[card]}, only))
+        events.append(public("character_picked", seat=seat))
+        events.append(private(seat, "own_pick", seat=seat, character=NAMES[card]))
     else:
         state.facedown.append(card)
-        events.append(make_event("character_discarded", {"seat": seat}))
-        events.append(make_event("own_discard", {"seat": seat, "character": NAMES[card]}, only))
+        events.append(public("character_discarded", seat=seat))
+        events.append(private(seat, "own_discard", seat=seat, character=NAMES[card]))
     state.draft_index += 1
     advance(state, events)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arena.core.game import Event, make_event
+from arena.core.game import Event
 
 from . import cards as C
 from .actions import Action, ActionType
@@ -22,16 +22,10 @@ T = ActionType
 _KEEP, _CALL, _TAX_COLLECTOR = Pending.KEEP, Phase.CALL, Character.TAX_COLLECTOR
 
 
-def apply(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    """Apply a validated turn action (any turn decision kind) for `seat`."""
-    HANDLERS[action.type](state, seat, action, events)
-
-
 def _gather_gold(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state.gathered = True
     state.gold[seat] += 2
-    events.append(make_event("gathered_gold", {"seat": seat, "amount": 2,
-                                               "gold": [{"seat": seat, "delta": 2}]}))
+    events.append(public("gathered_gold", seat=seat, amount=2, gold=gold((seat, 2))))
 
 
 def _gather_cards(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -39,8 +33,8 @@ def _gather_cards(state: State, seat: int, action: Action, events: list[Event]) 
     deck = state.deck
     drawn = deck[:2]
     del deck[:2]
-    events.append(make_event("gathered_cards", {"seat": seat, "count": len(drawn)}))
-    events.append(make_event("drew_cards", {"seat": seat, "cards": drawn}, frozenset((seat,))))
+    events.append(public("gathered_cards", seat=seat, count=len(drawn)))
+    events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
     if len(drawn) == 2 and C.LIBRARY not in state.cities[seat]:
         state.pending, state.aside = _KEEP, drawn
     else:
@@ -53,9 +47,8 @@ def _keep_card(state: State, seat: int, action: Action, events: list[Event]) -> 
     state.hands[seat].append(card)
     returned, state.aside, state.pending = state.aside, [], None
     state.deck.extend(returned)
-    events.append(make_event("kept_card", {"seat": seat, "returned": len(returned)}))
-    events.append(make_event("own_kept", {"seat": seat, "district": card, "returned": returned},
-                             frozenset((seat,))))
+    events.append(public("kept_card", seat=seat, returned=len(returned)))
+    events.append(private(seat, "own_kept", seat=seat, district=card, returned=returned))
 
 
 def _build(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -72,17 +65,15 @@ def _place(state: State, seat: int, district: str, paid: int, cards: list[str],
     city.append(district)
     state.builds_left -= 1
     # paid cards go face down to the deck: the table learns how many, only the payer which
-    events.append(make_event("built", {"seat": seat, "district": district, "cost": paid,
-                                       "cards_paid": len(cards),
-                                       "gold": [{"seat": seat, "delta": -paid}]}))
+    events.append(public("built", seat=seat, district=district, cost=paid,
+                         cards_paid=len(cards), gold=gold((seat, -paid))))
     if cards:
         events.append(private(seat, "own_paid", seat=seat, district=district, cards=cards))
     if (_TAX_COLLECTOR in state.cast and state.current_char
             is not _TAX_COLLECTOR and purse[seat] > 0):
         purse[seat] -= 1
         state.tax_token += 1
-        events.append(make_event("tax_paid", {"seat": seat, "amount": 1,
-                                              "gold": [{"seat": seat, "delta": -1}]}))
+        events.append(public("tax_paid", seat=seat, amount=1, gold=gold((seat, -1))))
     if len(city) == state.rules["city_size"]:
         # cities grow one district at a time, so this is the moment of completion
         first = state.first_complete is None
@@ -124,9 +115,8 @@ def _income(state: State, seat: int, action: Action, events: list[Event]) -> Non
     amount = income(state, seat, character)
     state.used.append("income")
     state.gold[seat] += amount
-    events.append(make_event("income", {"seat": seat, "character": NAMES[character],
-                                        "amount": amount,
-                                        "gold": [{"seat": seat, "delta": amount}]}))
+    events.append(public("income", seat=seat, character=NAMES[character], amount=amount,
+                         gold=gold((seat, amount))))
 
 
 def _kill(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -214,8 +204,8 @@ def _smithy(state: State, seat: int, action: Action, events: list[Event]) -> Non
 
 def _end_turn(state: State, seat: int, action: Action, events: list[Event]) -> None:
     character = state.current_char
-    events.append(make_event("turn_ended", {"seat": seat,
-                                            "character": NAMES[character] if character else None}))
+    events.append(public("turn_ended", seat=seat,
+                         character=NAMES[character] if character else None))
     state.current_seat = state.current_char = None
     state.gathered, state.builds_left, state.used = False, 0, []
     state.phase = _CALL

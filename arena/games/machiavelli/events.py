@@ -1,4 +1,5 @@
-"""Event constructors shared by the rules modules.
+"""Event constructors shared by the rules modules: every module builds its events with
+`public` and `private` (one style; they build through `arena.core.hotpath`).
 
 Convention: an event that changes any seat's gold carries `"gold": [{"seat": s, "delta": d}]`,
 so a client (or a test) can follow every balance from events alone.
@@ -7,9 +8,8 @@ Imports only the standard library and `arena.core`.
 
 from __future__ import annotations
 
-from typing import Any
-
-from arena.core.game import Decision, Event, Json, make_decision, make_event
+from arena.core.game import Event, Json
+from arena.core.hotpath import make_event
 
 
 def public(kind: str, **data: Json) -> Event:
@@ -20,12 +20,6 @@ def public(kind: str, **data: Json) -> Event:
 def private(to: int, kind: str, **data: Json) -> Event:
     """Return an event only seat `to` may see."""
     return make_event(kind, data, frozenset((to,)))
-
-
-def new_decision(seat: int, kind: str, options: tuple[Json, ...], context: dict[str, Any]
-                 ) -> Decision:
-    """Return `Decision(seat, kind, options, context)`."""
-    return make_decision(seat, kind, options, context)
 
 
 def gold(*changes: tuple[int, int]) -> list[dict[str, Json]]:

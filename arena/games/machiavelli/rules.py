@@ -7,16 +7,15 @@ Imports only the standard library and `arena.core`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from arena.core.errors import IllegalAction
-from arena.core.game import Decision, Event, Json, Termination, make_decision, make_event
+from arena.core.game import Event, Json, Termination
+from arena.core.hotpath import make_decision
 
 from . import draft, effects, scoring, turn
 from .actions import Action, Kind, shared_wires, wire_text
 from .cards import NAMES, Character
 from .events import gold, public
-from .state import Pending, Phase, State
+from .state import Legal, Pending, Phase, State
 
 # module-level copies of class constants: in CPython 3.11 a global is a cached lookup, while
 # an attribute of a class (an Enum's above all) is looked up afresh every time
@@ -25,19 +24,6 @@ _ROUND_START, _DRAFT, _CALL, _TURN, _ROUND_END = (
 _KEEP, _EXCHANGE, _DEN = Pending.KEEP, Pending.EXCHANGE, Pending.DEN
 _NAME = NAMES.__getitem__
 _K_TURN = Kind.TURN.value
-
-
-@dataclass(slots=True)
-class Legal:
-    """The current decision with its legal actions (cached in `State.cache`).
-
-    `checked` is an action already found legal for the deciding seat (by `validate`, or
-    chosen from `actions` by the engine), so that `apply` need not look for it again.
-    """
-
-    decision: Decision
-    actions: tuple[Action, ...]
-    checked: Action | None = None
 
 
 def settle(state: State) -> list[Event]:
@@ -73,13 +59,13 @@ def _call(state: State, events: list[Event]) -> None:
     seat = draft.holder(state, character)
     if seat is None or character is state.killed:
         # nobody answers: the killed character's holder stays silent
-        events.append(make_event("character_called", {
-            "character": NAMES[character], "seat": None, "killed": character is state.killed}))
+        events.append(public("character_called", character=NAMES[character], seat=None,
+                             killed=character is state.killed))
         state.calling = calling + 1
         return
     state.revealed.append((seat, character))
-    events.append(make_event("character_called", {
-        "character": NAMES[character], "seat": seat, "killed": False}))
+    events.append(public("character_called", character=NAMES[character], seat=seat,
+                         killed=False))
     if character is state.robbed and state.thief_seat is not None:
         thief, amount = state.thief_seat, state.gold[seat]
         state.gold[seat] -= amount

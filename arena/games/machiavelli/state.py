@@ -11,11 +11,11 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from arena.core.game import Json
+from arena.core.game import Decision, Json
 from arena.core.rng import rng_from_json, rng_state_to_json
 
+from .actions import Action
 from .cards import CHARACTER_BY_WIRE, Character
 
 
@@ -39,6 +39,19 @@ class Pending:
     KEEP = "keep_card"
     EXCHANGE = "exchange_cards"
     DEN = "thieves_den"
+
+
+@dataclass(slots=True)
+class Legal:
+    """The current decision with its legal actions (cached in `State.cache`).
+
+    `checked` is an action already found legal for the deciding seat (by `validate`, or
+    chosen from `actions` by the engine), so that `apply` need not look for it again.
+    """
+
+    decision: Decision
+    actions: tuple[Action, ...]
+    checked: Action | None = None
 
 
 # slots: with more than 30 fields an instance __dict__ cannot share its keys with the class,
@@ -80,8 +93,15 @@ class State:
     tax_token: int = 0
     first_complete: int | None = None
     termination: str | None = None
-    cache: Any = field(default=None, repr=False, compare=False)
-    """The current decision and its legal actions, cached by `rules`; never serialized."""
+    cache: Legal | None = field(default=None, repr=False, compare=False)
+    """The current decision and its legal actions, cached by `rules.legal`; never serialized.
+
+    Invariant: None, or the `Legal` of this state exactly as it is now. Whatever changes the
+    state clears it first (`rules.apply`, `rules.settle`; a test or scenario that edits fields
+    by hand must set it to None too). `Legal.checked` only ever holds an action legal in that
+    state, so a clone may share the object: the first change to either copy drops its
+    reference, never the object's contents.
+    """
 
 
 _CHAR_FIELDS = ("killed", "robbed", "current_char")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arena.core.game import Event, make_event
+from arena.core.game import Event
 
 from . import cards as C
 from .actions import Action, ActionTable, ActionType, Kind, make
@@ -69,7 +69,7 @@ def start(state: State, seat: int, character: Character, events: list[Event]) ->
         return
     if character is Character.KING:
         state.crown = seat
-        events.append(make_event("crown_taken", {"seat": seat, "heir": False}))
+        events.append(public("crown_taken", seat=seat, heir=False))
     elif character is Character.BISHOP:
         state.bishop_seat = seat
     elif character is Character.MERCHANT:

@@ -8,23 +8,19 @@ import random
 import pytest
 
 from arena.core.errors import IllegalAction
-from arena.core.game import Decision, Event
+from arena.core.game import Event
 from arena.games.machiavelli import GAME
 from arena.games.machiavelli.actions import Action, ActionType, make, shared_wires
 from arena.games.machiavelli.cards import Character
-from arena.games.machiavelli.events import new_decision, private, public
+from arena.games.machiavelli.events import private, public
 from arena.games.machiavelli.turn import BUILD, DESTROY, KILL
 
 
-def test_events_and_decisions_equal_normally_built_ones() -> None:
+def test_events_equal_normally_built_ones() -> None:
     assert public("built", seat=1, district="manor") == Event(
         "built", {"seat": 1, "district": "manor"})
     assert private(2, "drew_cards", seat=2, cards=["keep"]) == Event(
         "drew_cards", {"seat": 2, "cards": ["keep"]}, frozenset({2}))
-    made = new_decision(3, "turn", ({"type": "end_turn"},), {"gathered": True})
-    assert made == Decision(3, "turn", ({"type": "end_turn"},), {"gathered": True})
-    assert made.to_wire() == {"seat": 3, "kind": "turn", "options": [{"type": "end_turn"}],
-                              "context": {"gathered": True}}
 
 
 def test_action_tables_hold_the_interned_actions() -> None:

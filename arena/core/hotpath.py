@@ -1,0 +1,46 @@
+"""Cheap constructors of `Event` and `Decision` for engines' hot paths.
+
+A frozen dataclass's generated `__init__` sets every field through `object.__setattr__`,
+which costs more than the rest of building an event; engines make several events per
+decision, so these constructors set the slots directly. They build values equal to the
+dataclass constructors' (tests/test_core.py checks it); what they buy is shown by
+bench/engine.py. Imports only `arena.core`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from arena.core.game import Decision, Event, Json
+
+
+def _slot_setters(cls: type, *names: str) -> tuple[Any, ...]:
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_EVENT_SLOTS = _slot_setters(Event, "kind", "data", "visible_to")
+_DECISION_SLOTS = _slot_setters(Decision, "seat", "kind", "options", "context")
+
+
+def make_event(kind: str, data: Mapping[str, Json],
+               visible_to: frozenset[int] | None = None) -> Event:
+    """Return `Event(kind, data, visible_to)`."""
+    event = Event.__new__(Event)
+    set_kind, set_data, set_visible = _EVENT_SLOTS
+    set_kind(event, kind)
+    set_data(event, data)
+    set_visible(event, visible_to)
+    return event
+
+
+def make_decision(seat: int, kind: str, options: tuple[Json, ...] | None,
+                  context: Mapping[str, Json]) -> Decision:
+    """Return `Decision(seat, kind, options, context)`."""
+    decision = Decision.__new__(Decision)
+    set_seat, set_kind, set_options, set_context = _DECISION_SLOTS
+    set_seat(decision, seat)
+    set_kind(decision, kind)
+    set_options(decision, options)
+    set_context(decision, context)
+    return decision
