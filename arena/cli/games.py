@@ -16,7 +16,7 @@ from arena.games import REGISTRY
 
 @click.command()
 def games() -> None:
-    """List the registered games, their player counts and rule options."""
+    """List the registered games, their player counts, rule options and named presets."""
     for info in REGISTRY.infos():
         table = Table(title=f"{info.name}  ({info.title}, id {info.id}, "
                             f"{info.min_players}-{info.max_players} players)",
@@ -28,6 +28,22 @@ def games() -> None:
         for option in info.options:
             choices = ", ".join(map(str, option.choices)) if option.choices else ""
             table.add_row(option.name, json.dumps(option.default), choices, option.doc)
+        console.print(table)
+        _print_catalog(REGISTRY.get(info.name))
+
+
+def _print_catalog(engine: object) -> None:
+    """Print the named option values a game describes (Machiavelli: editions, casts and
+    district presets) through its optional `catalog()` method."""
+    catalog = getattr(engine, "catalog", None)
+    if catalog is None:
+        return
+    for title, rows in catalog().items():
+        table = Table(title=title, title_justify="left")
+        table.add_column("name")
+        table.add_column("what it holds")
+        for name, text in rows.items():
+            table.add_row(name, text)
         console.print(table)
 
 

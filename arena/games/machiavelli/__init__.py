@@ -99,6 +99,10 @@ class Machiavelli:
             raise ValueError("the game is over: no action to choose")
         return current
 
+    def catalog(self) -> dict[str, dict[str, str]]:
+        """Return the named values of the options, for `arena games`: title -> name -> text."""
+        return setup.catalog()
+
     def to_json(self, state: State) -> dict[str, Json]:
         """Return the whole state as JSON-ready data."""
         return st.to_json(state)

@@ -13,24 +13,41 @@ from enum import IntEnum, StrEnum
 
 
 class Character(IntEnum):
-    """A character card; the value orders the cards for calling (one card per rank in a cast)."""
+    """A character card; the value orders the cards for calling (one card per rank in a cast):
+    three characters per rank, rank = (value + 2) // 3."""
 
     ASSASSIN = 1
-    THIEF = 2
-    MAGICIAN = 3
-    KING = 4
-    BISHOP = 5
-    MERCHANT = 6
-    ARCHITECT = 7
-    WARLORD = 8
-    QUEEN = 9
-    ARTIST = 10
-    TAX_COLLECTOR = 11
+    WITCH = 2
+    MAGISTRATE = 3
+    THIEF = 4
+    SPY = 5
+    BLACKMAILER = 6
+    MAGICIAN = 7
+    WIZARD = 8
+    SEER = 9
+    KING = 10
+    EMPEROR = 11
+    PATRICIAN = 12
+    BISHOP = 13
+    ABBOT = 14
+    CARDINAL = 15
+    MERCHANT = 16
+    ALCHEMIST = 17
+    TRADER = 18
+    ARCHITECT = 19
+    NAVIGATOR = 20
+    SCHOLAR = 21
+    WARLORD = 22
+    DIPLOMAT = 23
+    MARSHAL = 24
+    QUEEN = 25
+    ARTIST = 26
+    TAX_COLLECTOR = 27
 
     @property
     def rank(self) -> int:
-        """The printed rank (1-9): the three rank-9 characters share rank 9."""
-        return min(int(self), 9)
+        """The printed rank (1-9)."""
+        return (int(self) + 2) // 3
 
     @property
     def wire(self) -> str:
@@ -41,10 +58,36 @@ class Character(IntEnum):
 # wire ids indexed by value: `NAMES[c]` is much cheaper than `c.name` on the hot path
 NAMES: tuple[str, ...] = ("", *(c.name.lower() for c in Character))
 CHARACTER_BY_WIRE: dict[str, Character] = {c.wire: c for c in Character}
-BASE_CAST: tuple[Character, ...] = tuple(Character(rank) for rank in range(1, 9))
+_C = Character
+BASE_CAST: tuple[Character, ...] = (_C.ASSASSIN, _C.THIEF, _C.MAGICIAN, _C.KING, _C.BISHOP,
+                                    _C.MERCHANT, _C.ARCHITECT, _C.WARLORD)
 DEFAULT_RANK9 = Character.TAX_COLLECTOR
 """Rank 9 used when the player count requires one (3 or 8 players) and none is named:
 the Queen is banned below 5 players, and one default for every count keeps things simple."""
+
+IMPLEMENTED: frozenset[Character] = frozenset((*BASE_CAST, _C.QUEEN, _C.ARTIST,
+                                               _C.TAX_COLLECTOR))
+"""The characters the engine plays; options naming another are refused (issue 12 adds them
+in batches)."""
+
+CAST_PRESETS: dict[str, tuple[Character, ...]] = {
+    # RB2016 "Your first game" and "Preset options" (pp. 8-9); the rank 9 in parentheses there
+    # is optional: setup.py adds it only where the player count requires one
+    "first-game": (*BASE_CAST, DEFAULT_RANK9),
+    "ambitious-aristocrats": (_C.MAGISTRATE, _C.THIEF, _C.WIZARD, _C.PATRICIAN, _C.BISHOP,
+                              _C.TRADER, _C.ARCHITECT, _C.MARSHAL, _C.QUEEN),
+    "cunning-agents": (_C.WITCH, _C.BLACKMAILER, _C.MAGICIAN, _C.EMPEROR, _C.ABBOT,
+                       _C.ALCHEMIST, _C.ARCHITECT, _C.WARLORD, _C.TAX_COLLECTOR),
+    "illustrious-emissaries": (_C.WITCH, _C.SPY, _C.SEER, _C.EMPEROR, _C.BISHOP, _C.MERCHANT,
+                               _C.SCHOLAR, _C.DIPLOMAT, _C.ARTIST),
+    "devious-dignitaries": (_C.MAGISTRATE, _C.BLACKMAILER, _C.WIZARD, _C.KING, _C.ABBOT,
+                            _C.ALCHEMIST, _C.NAVIGATOR, _C.MARSHAL, _C.QUEEN),
+    "tenacious-delegates": (_C.ASSASSIN, _C.SPY, _C.SEER, _C.KING, _C.CARDINAL, _C.TRADER,
+                            _C.SCHOLAR, _C.DIPLOMAT, _C.ARTIST),
+    "vicious-nobles": (_C.ASSASSIN, _C.THIEF, _C.MAGICIAN, _C.PATRICIAN, _C.CARDINAL,
+                       _C.MERCHANT, _C.NAVIGATOR, _C.WARLORD, _C.TAX_COLLECTOR),
+}
+"""Named casts (RB2016), each one character per rank 1-9."""
 
 
 class DistrictType(StrEnum):
@@ -84,6 +127,9 @@ def _d(display: str, kind: DistrictType, cost: int, copies: int = 1, bonus: int 
     return District(ident, display, kind, cost, copies, bonus)
 
 
+UNBUILDABLE = 99
+"""The Secret Vault's cost: it cannot be built, and no purse ever holds this much."""
+
 _N, _R, _T, _M, _U = (DistrictType.NOBLE, DistrictType.RELIGIOUS, DistrictType.TRADE,
                       DistrictType.MILITARY, DistrictType.UNIQUE)
 
@@ -99,18 +145,63 @@ BASIC: tuple[District, ...] = (
 """The 54 basic districts (R2016 names and copy counts)."""
 
 UNIQUE: tuple[District, ...] = (
-    _d("Dragon Gate", _U, 6, bonus=2), _d("Factory", _U, 5), _d("Haunted Quarter", _U, 2),
-    _d("Imperial Treasury", _U, 5), _d("Keep", _U, 3), _d("Laboratory", _U, 5),
-    _d("Library", _U, 6), _d("Map Room", _U, 5), _d("Quarry", _U, 5),
-    _d("School of Magic", _U, 6), _d("Smithy", _U, 5), _d("Statue", _U, 3),
+    _d("Armory", _U, 3), _d("Basilica", _U, 4), _d("Capitol", _U, 5),
+    _d("Dragon Gate", _U, 6, bonus=2), _d("Factory", _U, 5), _d("Framework", _U, 3),
+    _d("Gold Mine", _U, 6), _d("Great Wall", _U, 6), _d("Haunted Quarter", _U, 2),
+    _d("Imperial Treasury", _U, 5), _d("Ivory Tower", _U, 5), _d("Keep", _U, 3),
+    _d("Laboratory", _U, 5), _d("Library", _U, 6), _d("Map Room", _U, 5),
+    _d("Monument", _U, 4), _d("Museum", _U, 4), _d("Necropolis", _U, 5),
+    _d("Observatory", _U, 4), _d("Park", _U, 6), _d("Poor House", _U, 4), _d("Quarry", _U, 5),
+    _d("School of Magic", _U, 6), _d("Secret Vault", _U, UNBUILDABLE), _d("Smithy", _U, 5),
+    _d("Stables", _U, 2), _d("Statue", _U, 3), _d("Theater", _U, 6),
     _d("Thieves' Den", _U, 6), _d("Wishing Well", _U, 5),
 )
-"""The implemented unique districts: exactly the `first-game` preset."""
+"""The 30 unique districts of the revised edition (REFERENCE §1.11.2)."""
 
 DISTRICTS: dict[str, District] = {d.id: d for d in (*BASIC, *UNIQUE)}
-PRESETS: dict[str, tuple[str, ...]] = {"first-game": tuple(d.id for d in UNIQUE)}
+FIRST_GAME: tuple[str, ...] = (
+    "dragon_gate", "factory", "haunted_quarter", "imperial_treasury", "keep", "laboratory",
+    "library", "map_room", "quarry", "school_of_magic", "smithy", "statue", "thieves_den",
+    "wishing_well")
+IMPLEMENTED_DISTRICTS: frozenset[str] = frozenset(FIRST_GAME)
+"""The unique districts the engine plays; options naming another are refused (issue 12 adds
+them in batches)."""
+
+PRESETS: dict[str, tuple[str, ...]] = {
+    # RB2016 "Your first game" and "Preset options" (pp. 8-9), 14 unique districts each
+    "first-game": FIRST_GAME,
+    "ambitious-aristocrats": (
+        "capitol", "factory", "framework", "great_wall", "haunted_quarter", "keep",
+        "necropolis", "park", "poor_house", "quarry", "school_of_magic", "stables", "statue",
+        "thieves_den"),
+    "cunning-agents": (
+        "armory", "basilica", "dragon_gate", "gold_mine", "keep", "monument", "museum",
+        "necropolis", "park", "poor_house", "quarry", "secret_vault", "smithy", "theater"),
+    "illustrious-emissaries": (
+        "factory", "framework", "great_wall", "haunted_quarter", "ivory_tower", "keep",
+        "library", "museum", "observatory", "park", "poor_house", "quarry", "school_of_magic",
+        "smithy"),
+    "devious-dignitaries": (
+        "dragon_gate", "factory", "framework", "haunted_quarter", "laboratory", "necropolis",
+        "park", "poor_house", "secret_vault", "smithy", "stables", "theater", "thieves_den",
+        "wishing_well"),
+    "tenacious-delegates": (
+        "basilica", "capitol", "haunted_quarter", "imperial_treasury", "laboratory", "library",
+        "map_room", "observatory", "school_of_magic", "secret_vault", "smithy", "stables",
+        "statue", "wishing_well"),
+    "vicious-nobles": (
+        "armory", "basilica", "dragon_gate", "gold_mine", "imperial_treasury", "ivory_tower",
+        "laboratory", "map_room", "monument", "museum", "school_of_magic", "statue",
+        "thieves_den", "wishing_well"),
+}
+"""Named sets of unique districts (RB2016); the same names as `CAST_PRESETS`."""
+PRESET_SIZE = 14
 
 # ids of the unique districts whose effects the rules code asks about
+ARMORY, BASILICA, CAPITOL, FRAMEWORK = "armory", "basilica", "capitol", "framework"
+GOLD_MINE, GREAT_WALL, IVORY_TOWER, MONUMENT = "gold_mine", "great_wall", "ivory_tower", "monument"
+MUSEUM, NECROPOLIS, OBSERVATORY, PARK = "museum", "necropolis", "observatory", "park"
+POOR_HOUSE, SECRET_VAULT, STABLES, THEATER = "poor_house", "secret_vault", "stables", "theater"
 DRAGON_GATE, FACTORY, HAUNTED_QUARTER = "dragon_gate", "factory", "haunted_quarter"
 IMPERIAL_TREASURY, KEEP, LABORATORY, LIBRARY = "imperial_treasury", "keep", "laboratory", "library"
 MAP_ROOM, QUARRY, SCHOOL_OF_MAGIC, SMITHY = "map_room", "quarry", "school_of_magic", "smithy"

@@ -5,18 +5,24 @@ Imports only the standard library and `arena.core`.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 
 from arena.core.game import Json, OptionSpec
 from arena.core.options import raise_problems, resolve_options
-from arena.core.rng import new_rng
+from arena.core.rng import derive_seed, new_rng
 
 from .cards import (
-    BASE_CAST,
+    CAST_PRESETS,
     CHARACTER_BY_WIRE,
     DEFAULT_RANK9,
+    IMPLEMENTED,
+    IMPLEMENTED_DISTRICTS,
+    PRESET_SIZE,
     PRESETS,
+    TYPE,
     Character,
+    DistrictType,
     deck_list,
     district_id,
 )
@@ -25,18 +31,24 @@ from .state import State
 GAME = "machiavelli"
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 EDITIONS = ("revised",)  # "classic" slots in here with its own cast, deck and tie-break
+RANDOM = "random"
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("edition", "revised", "rules edition (R2016/2021 revised rules)", EDITIONS),
     OptionSpec("city_size", None,
                "districts for a complete city; null = 7, or 8 with 2-3 players"),
+    OptionSpec("cast", "first-game",
+               "named cast (one character per rank; its rank 9 only where 3 or 8 players "
+               "need one; Emperor -> King with 2 players, Queen -> Tax Collector below 5), "
+               "or random (drawn from the game's seed)", (*CAST_PRESETS, RANDOM)),
     OptionSpec("characters", None,
-               "list of character ids, one per rank 1-8 (+ optional rank 9: queen, artist, "
-               "tax_collector); null = the base 8, plus tax_collector with 3 or 8 players"),
+               "list of character ids, one per rank 1-8 (+ optional rank 9); "
+               "null = the cast"),
     OptionSpec("districts", None,
                "list of unique district ids in the deck; null = the district_preset"),
-    OptionSpec("district_preset", "first-game", "named set of 14 unique districts",
-               tuple(PRESETS)),
+    OptionSpec("district_preset", "first-game",
+               "named set of 14 unique districts, or random (14 drawn from the game's seed)",
+               (*PRESETS, RANDOM)),
     OptionSpec("max_rounds", 60, "safety bound (1-1000): the game is scored after this "
                "round"),
 )
@@ -48,7 +60,8 @@ def resolve(players: int, rules: Mapping[str, Json]) -> dict[str, Json]:
     """Return the complete, explicit option set for `players` seats.
 
     `city_size`, `characters` and `districts` are resolved to concrete values, so a record
-    never depends on defaults.
+    never depends on defaults; under `cast: random` / `district_preset: random` the list
+    stays null here and `new_state` draws it from the game's seed.
 
     Raises:
         ConfigError: every problem at once, naming the valid values.
@@ -57,7 +70,8 @@ def resolve(players: int, rules: Mapping[str, Json]) -> dict[str, Json]:
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         problems.append(f"{players} players: machiavelli is for {MIN_PLAYERS}-{MAX_PLAYERS}")
     resolved["city_size"] = _city_size(resolved.get("city_size"), players, problems)
-    resolved["characters"] = _characters(resolved.get("characters"), players, problems)
+    resolved["characters"] = _characters(resolved.get("characters"), str(resolved["cast"]),
+                                         players, problems)
     resolved["districts"] = _districts(resolved.get("districts"),
                                        str(resolved["district_preset"]), problems)
     max_rounds = resolved["max_rounds"]
@@ -76,62 +90,152 @@ def _city_size(value: Json, players: int, problems: list[str]) -> Json:
     return value
 
 
-def _characters(value: Json, players: int, problems: list[str]) -> Json:
+def preset_cast(name: str, players: int) -> list[Character]:
+    """Return the cast preset `name` fitted to `players` (REFERENCE §1.2, RB2016 pp. 8-9):
+    its rank 9 only with 3 or 8 players; Emperor -> King with 2; Queen -> Tax Collector
+    below 5 (DECISIONS.md, "Casts")."""
+    cast = [c for c in CAST_PRESETS[name] if c.rank < 9 or players in (3, 8)]
+    swaps = {Character.EMPEROR: Character.KING} if players == 2 else {}
+    if players < 5:
+        swaps[Character.QUEEN] = DEFAULT_RANK9
+    return [swaps.get(c, c) for c in cast]
+
+
+def allowed(character: Character, players: int) -> bool:
+    """Return whether `character` may be in a cast for `players` seats (§1.2)."""
+    if character is Character.EMPEROR:
+        return players > 2
+    if character is Character.QUEEN:
+        return players >= 5
+    return character.rank < 9 or players > 2
+
+
+def random_cast(players: int, rng: random.Random) -> list[Character]:
+    """Draw a legal cast: one implemented character per rank 1-8, a rank 9 where 3 or 8
+    players require one, and with a coin flip where it is optional (4-7 players)."""
+    ranks = list(range(1, 9))
+    if players in (3, 8) or (players > 3 and rng.random() < 0.5):
+        ranks.append(9)
+    return [rng.choice(sorted(c for c in IMPLEMENTED if c.rank == rank and allowed(c, players)))
+            for rank in ranks]
+
+
+def random_districts(rng: random.Random) -> list[str]:
+    """Draw 14 of the implemented unique districts (§1.8 "Customization Rules")."""
+    return sorted(rng.sample(sorted(IMPLEMENTED_DISTRICTS), PRESET_SIZE))
+
+
+def _characters(value: Json, cast: str, players: int, problems: list[str]) -> Json:
     if value is None:
-        cast = list(BASE_CAST)
-        if players in (3, 8):
-            cast.append(DEFAULT_RANK9)
-        return [c.wire for c in cast]
+        if cast == RANDOM or cast not in CAST_PRESETS:
+            return None  # drawn by `new_state`, or an unknown name already reported
+        value = [c.wire for c in preset_cast(cast, players)]
+        where = f"option 'cast': {cast!r} with {players} players"
+    else:
+        where = "option 'characters'"
     valid = ", ".join(CHARACTER_BY_WIRE)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        problems.append(f"option 'characters': must be a list of character ids ({valid})")
+        problems.append(f"{where}: must be a list of character ids ({valid})")
         return value
     chosen: list[Character] = []
     for name in value:
         if name not in CHARACTER_BY_WIRE:
-            problems.append(f"option 'characters': unknown character {name!r}; valid: {valid}")
+            problems.append(f"{where}: unknown character {name!r}; valid: {valid}")
+        elif CHARACTER_BY_WIRE[name] not in IMPLEMENTED:
+            problems.append(f"{where}: the engine does not play the {name} yet; it plays "
+                            f"{', '.join(c.wire for c in sorted(IMPLEMENTED))}")
         else:
             chosen.append(CHARACTER_BY_WIRE[name])
+    _check_cast(where, chosen, players, problems)
+    return [c.wire for c in sorted(chosen)]
+
+
+def _check_cast(where: str, chosen: list[Character], players: int,
+                problems: list[str]) -> None:
     by_rank: dict[int, list[str]] = {}
     for c in chosen:
         by_rank.setdefault(c.rank, []).append(c.wire)
     for rank, names in sorted(by_rank.items()):
         if len(names) > 1:
-            problems.append(f"option 'characters': two characters of rank {rank}: "
+            problems.append(f"{where}: two characters of rank {rank}: "
                             f"{', '.join(names)} (one per rank)")
     missing = [str(r) for r in range(1, 9) if r not in by_rank]
     if missing:
-        problems.append(f"option 'characters': no character of rank {', '.join(missing)} "
+        problems.append(f"{where}: no character of rank {', '.join(missing)} "
                         f"(ranks 1-8 are all needed)")
     if Character.QUEEN in chosen and players < 5:
-        problems.append("option 'characters': the queen needs 5 or more players; "
+        problems.append(f"{where}: the queen needs 5 or more players; "
                         "use artist or tax_collector")
+    if Character.EMPEROR in chosen and players == 2:
+        problems.append(f"{where}: the emperor is not used with 2 players; use king or "
+                        "patrician")
     if 9 not in by_rank and players in (3, 8):
-        problems.append(f"option 'characters': {players} players need a rank-9 character "
+        problems.append(f"{where}: {players} players need a rank-9 character "
                         "(queen, artist or tax_collector)")
     if 9 in by_rank and players == 2:
-        problems.append("option 'characters': 2 players use ranks 1-8 only")
-    return [c.wire for c in sorted(chosen)]
+        problems.append(f"{where}: 2 players use ranks 1-8 only")
 
 
 def _districts(value: Json, preset: str, problems: list[str]) -> Json:
     if value is None:
-        return list(PRESETS.get(preset, ()))
-    valid = ", ".join(PRESETS["first-game"])
+        return list(PRESETS[preset]) if preset in PRESETS else None
+    valid = ", ".join(sorted(IMPLEMENTED_DISTRICTS))
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         problems.append(f"option 'districts': must be a list of unique district ids ({valid})")
         return value
     ids: list[str] = []
     for name in value:
         ident = district_id(name)
-        if ident is None or ident not in PRESETS["first-game"]:
-            problems.append(f"option 'districts': {name!r} is not an implemented unique "
-                            f"district; valid: {valid}")
+        if ident is None or TYPE[ident] is not DistrictType.UNIQUE:
+            problems.append(f"option 'districts': {name!r} is not a unique district; "
+                            f"valid: {valid}")
+        elif ident not in IMPLEMENTED_DISTRICTS:
+            problems.append(f"option 'districts': the engine does not play the {ident} yet; "
+                            f"valid: {valid}")
         elif ident in ids:
             problems.append(f"option 'districts': {name!r} is listed twice")
         else:
             ids.append(ident)
     return ids
+
+
+EDITION_TEXT = {"revised": "R2016/2021: 27 characters (one per rank in a cast), 54 basic + "
+                           "14 unique districts, a city of 7 (8 with 2-3 players)"}
+
+
+def catalog() -> dict[str, dict[str, str]]:
+    """Return the editions, casts and district presets with what each holds (`arena games`);
+    a character or district the engine does not play yet is marked with a star."""
+    def star(ok: bool) -> str:
+        return "" if ok else "*"
+
+    casts = {name: ", ".join(f"{c.wire}{star(c in IMPLEMENTED)}" for c in cast)
+             + ("  (rank 9 only with 3 or 8 players)" if name != "first-game" else "")
+             for name, cast in CAST_PRESETS.items()}
+    casts[RANDOM] = "one random character per rank from the game's seed (* = not played yet)"
+    presets = {name: ", ".join(f"{d}{star(d in IMPLEMENTED_DISTRICTS)}" for d in ids)
+               for name, ids in PRESETS.items()}
+    presets[RANDOM] = "14 unique districts drawn from the game's seed"
+    return {"machiavelli editions": {e: EDITION_TEXT.get(e, "") for e in EDITIONS},
+            "machiavelli casts (option cast)": casts,
+            "machiavelli district presets (option district_preset)": presets}
+
+
+def draw_random(players: int, resolved: dict[str, Json], seed: int) -> dict[str, Json]:
+    """Return `resolved` with a random cast and district list drawn where they are null.
+
+    The draws use their own generator derived from the seed, so the deal and the draft of
+    a seed do not depend on whether its cast was drawn."""
+    if resolved["characters"] is not None and resolved["districts"] is not None:
+        return resolved
+    rng = new_rng(derive_seed(seed, "machiavelli-cast"))
+    drawn = dict(resolved)
+    cast, districts = random_cast(players, rng), random_districts(rng)
+    if drawn["characters"] is None:
+        drawn["characters"] = [c.wire for c in cast]
+    if drawn["districts"] is None:
+        drawn["districts"] = districts
+    return drawn
 
 
 def new_state(players: int, rules: Mapping[str, Json], seed: int) -> State:
@@ -140,7 +244,7 @@ def new_state(players: int, rules: Mapping[str, Json], seed: int) -> State:
     The state starts in the transient `round_start` phase; `rules.settle` runs the draft
     setup. Raises ConfigError as `resolve`.
     """
-    resolved = resolve(players, rules)
+    resolved = draw_random(players, resolve(players, rules), seed)
     rng = new_rng(seed)
     deck = deck_list(list(resolved["districts"]))
     rng.shuffle(deck)

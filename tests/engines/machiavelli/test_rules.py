@@ -130,7 +130,7 @@ def test_wire_round_trip_of_every_option() -> None:
         (2, {"characters": [*BASE, "artist"]}, ["ranks 1-8 only"]),
         (5, {"characters": [*BASE, "artist", "queen"]}, ["two characters of rank 9"]),
         (4, {"districts": ["keep", "keep", "university"]},
-         ["listed twice", "'university' is not an implemented"]),
+         ["listed twice", "'university' is not a unique district"]),
         (4, {"city_size": 0, "max_rounds": -1}, ["city_size", "max_rounds"]),
         (4, {"max_rounds": 10**12},
          ["'max_rounds': 1000000000000 is not an integer from 1 to 1000"]),

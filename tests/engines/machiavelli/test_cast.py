@@ -1,0 +1,94 @@
+"""Options `cast` and `district_preset`: the rulebook's presets fitted to the player count,
+and `random` (a legal selection drawn from the game's seed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.core.errors import ConfigError
+from arena.games.machiavelli import GAME
+from arena.games.machiavelli.cards import (
+    CAST_PRESETS,
+    CHARACTER_BY_WIRE,
+    IMPLEMENTED,
+    IMPLEMENTED_DISTRICTS,
+    PRESETS,
+    Character,
+)
+from arena.games.machiavelli.setup import allowed, preset_cast
+
+
+def ranks(names: list[str]) -> list[int]:
+    return [CHARACTER_BY_WIRE[n].rank for n in names]
+
+
+@pytest.mark.parametrize("players", range(2, 9))
+def test_first_game_cast_is_the_base_eight_plus_a_required_rank9(players: int) -> None:
+    cast = GAME.resolve_rules(players, {"cast": "first-game"})["characters"]
+    expected = ["assassin", "thief", "magician", "king", "bishop", "merchant", "architect",
+                "warlord"]
+    assert cast == expected + (["tax_collector"] if players in (3, 8) else [])
+
+
+@pytest.mark.parametrize("name", sorted(CAST_PRESETS))
+@pytest.mark.parametrize("players", range(2, 9))
+def test_presets_fit_every_player_count(name: str, players: int) -> None:
+    cast = preset_cast(name, players)
+    assert [c.rank for c in cast] == list(range(1, 10 if players in (3, 8) else 9))
+    if players == 2:
+        assert Character.EMPEROR not in cast
+    if players < 5:
+        assert Character.QUEEN not in cast
+    preset = CAST_PRESETS[name]
+    for character in cast:  # only the two substitutions of the rulebook's notes
+        assert character in preset or (character, preset[character.rank - 1]) in (
+            (Character.KING, Character.EMPEROR), (Character.TAX_COLLECTOR, Character.QUEEN))
+
+
+def test_named_district_presets_are_the_rulebooks() -> None:
+    assert set(PRESETS) == set(CAST_PRESETS)
+    assert PRESETS["vicious-nobles"][:3] == ("armory", "basilica", "dragon_gate")
+    assert all(len(set(ids)) == 14 for ids in PRESETS.values())
+
+
+def test_a_preset_naming_what_the_engine_lacks_is_refused_by_name() -> None:
+    missing = [n for n, cast in CAST_PRESETS.items() if not set(cast) <= IMPLEMENTED]
+    for name in missing:
+        with pytest.raises(ConfigError, match="does not play the"):
+            GAME.resolve_rules(5, {"cast": name})
+
+
+@pytest.mark.parametrize("players", range(2, 9))
+def test_random_cast_and_districts_are_legal_and_seeded(players: int) -> None:
+    rules = {"cast": "random", "district_preset": "random"}
+    resolved = GAME.resolve_rules(players, rules)
+    assert resolved["characters"] is None and resolved["districts"] is None
+    casts = set()
+    for seed in range(30):
+        state = GAME.new_game(players, rules, seed)
+        names = state.rules["characters"]
+        assert isinstance(names, list) and isinstance(state.rules["districts"], list)
+        # the drawn lists pass the same checks as a list given by hand, and resolve to themselves
+        assert GAME.resolve_rules(players, state.rules) == state.rules
+        assert set(state.rules["districts"]) <= IMPLEMENTED_DISTRICTS
+        assert len(state.rules["districts"]) == 14
+        assert 9 in ranks(names) if players in (3, 8) else True
+        assert 9 not in ranks(names) if players == 2 else True
+        assert GAME.new_game(players, rules, seed).rules == state.rules
+        casts.add(tuple(names))
+    possible = 1  # casts the implemented characters allow (rank 9 counted when required)
+    for rank in range(1, 9 if players not in (3, 8) else 10):
+        possible *= sum(1 for c in IMPLEMENTED if c.rank == rank and allowed(c, players))
+    assert len(casts) >= min(possible, 5)
+
+
+def test_random_cast_leaves_the_deal_of_the_seed_alone() -> None:
+    plain, drawn = GAME.new_game(4, {}, 9), GAME.new_game(4, {"cast": "random"}, 9)
+    assert plain.crown == drawn.crown and plain.hands == drawn.hands
+
+
+def test_an_explicit_list_wins_over_the_preset() -> None:
+    resolved = GAME.resolve_rules(4, {"cast": "random", "districts": ["keep"]})
+    assert resolved["districts"] == ["keep"]
+    with pytest.raises(ConfigError, match="not one of"):
+        GAME.resolve_rules(4, {"cast": "everyone"})
