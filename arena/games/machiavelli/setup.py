@@ -32,6 +32,9 @@ GAME = "machiavelli"
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 EDITIONS = ("revised",)  # "classic" slots in here with its own cast, deck and tie-break
 RANDOM = "random"
+# the presets the engine can play (every member implemented): the option's valid values
+PLAYABLE_CASTS = tuple(n for n, cast in CAST_PRESETS.items() if set(cast) <= IMPLEMENTED)
+PLAYABLE_PRESETS = tuple(n for n, ids in PRESETS.items() if set(ids) <= IMPLEMENTED_DISTRICTS)
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("edition", "revised", "rules edition (R2016/2021 revised rules)", EDITIONS),
@@ -40,7 +43,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("cast", "first-game",
                "named cast (one character per rank; its rank 9 only where 3 or 8 players "
                "need one; Emperor -> King with 2 players, Queen -> Tax Collector below 5), "
-               "or random (drawn from the game's seed)", (*CAST_PRESETS, RANDOM)),
+               "or random (drawn from the game's seed)", (*PLAYABLE_CASTS, RANDOM)),
     OptionSpec("characters", None,
                "list of character ids, one per rank 1-8 (+ optional rank 9); "
                "null = the cast"),
@@ -48,7 +51,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
                "list of unique district ids in the deck; null = the district_preset"),
     OptionSpec("district_preset", "first-game",
                "named set of 14 unique districts, or random (14 drawn from the game's seed)",
-               (*PRESETS, RANDOM)),
+               (*PLAYABLE_PRESETS, RANDOM)),
     OptionSpec("max_rounds", 60, "safety bound (1-1000): the game is scored after this "
                "round"),
 )

@@ -51,11 +51,13 @@ def test_named_district_presets_are_the_rulebooks() -> None:
     assert all(len(set(ids)) == 14 for ids in PRESETS.values())
 
 
-def test_a_preset_naming_what_the_engine_lacks_is_refused_by_name() -> None:
+def test_a_preset_naming_what_the_engine_lacks_is_not_offered() -> None:
     missing = [n for n, cast in CAST_PRESETS.items() if not set(cast) <= IMPLEMENTED]
     for name in missing:
-        with pytest.raises(ConfigError, match="does not play the"):
+        with pytest.raises(ConfigError, match="not one of"):
             GAME.resolve_rules(5, {"cast": name})
+    with pytest.raises(ConfigError, match="does not play the"):
+        GAME.resolve_rules(5, {"characters": [c.wire for c in CAST_PRESETS["cunning-agents"]]})
 
 
 @pytest.mark.parametrize("players", range(2, 9))
