@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test stress-test lint pytest bench clean venv
+.PHONY: demo test stress-test lint pytest bench clean venv browser
 
 all: test
 
@@ -32,13 +32,13 @@ lint: $(STAMP)
 # `pytest` leaves out unless CI=true (tests/conftest.py).
 SUITE := ARENA_TOOLCHAINS=1 $(BIN)/pytest
 
-test: lint bots sandbox
+test: lint bots sandbox browser
 	$(SUITE)
 
 # The same suite while CPU hogs keep every core busy (one hog more than cores), as on a
 # machine busy with other work: a test that fails here has a race. The hogs are killed
 # however the suite ends (pass, failure, Ctrl-C).
-stress-test: $(STAMP) bots sandbox
+stress-test: $(STAMP) bots sandbox browser
 	@hogs=$$(( $$(nproc) + 1 )); pids=""; \
 	trap 'kill $$pids 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
 	for i in $$(seq $$hogs); do (while :; do :; done) & pids="$$pids $$!"; done; \
@@ -55,6 +55,17 @@ bench: $(STAMP)
 	$(BIN)/python bench/tournament.py
 	$(BIN)/python bench/sandbox.py
 	$(BIN)/python bench/processes.py --quick
+
+# The report and viewer tests run a real browser: Debian's chromium, driven by Playwright
+# (pointed at it, so `playwright install` never downloads one). Without root or apt-get it
+# is left out, and those tests say so (a failure when CI=true).
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "browser: installing chromium"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null; \
+	else echo "browser: chromium is missing; the report's browser tests will skip" >&2; fi
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache

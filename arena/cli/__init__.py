@@ -89,6 +89,11 @@ def _add_commands() -> None:
 
     main.add_command(check_bot_command)
 
+    from arena.cli.report import report, view
+
+    main.add_command(report)
+    main.add_command(view)
+
     from arena.cli.doctor import doctor
 
     main.add_command(doctor)

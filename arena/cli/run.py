@@ -67,9 +67,12 @@ PROGRESS_LINES = 100
               help="Bot processes alive at once per worker (default: the file's `max_bots`, "
                    "else twice the table size); bots start when a game needs them and the "
                    "least recently used stop first.")
+@click.option("--no-report", is_flag=True,
+              help="Do not write the HTML report (OUT/report) at the end; `arena report OUT` "
+                   "writes it later.")
 def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
         dry_run: bool, withdraw: tuple[str, ...], enter: tuple[str, ...],
-        sandbox: str | None, max_bots: int | None) -> None:
+        sandbox: str | None, max_bots: int | None, no_report: bool) -> None:
     """Run the tournament described in FILE (YAML; see docs/tournaments.md).
 
     On a terminal a live view shows the progress, the running games and the top of the
@@ -122,6 +125,24 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     for warning in table.warnings():
         err_console.print(f"[yellow]warning: {warning}[/]")
     console.print(f"Results in {out}/ (results.sqlite, results.json, standings.csv, replays/)")
+    if not no_report:
+        write_report(out)
+
+
+def write_report(out: Path) -> None:
+    """Write the run's HTML report; a failure is a warning (the results are stored)."""
+    from arena.cli.report import report_done
+    from arena.report.data import load_run
+    from arena.report.site import build_report
+
+    started = time.monotonic()
+    try:
+        built = build_report(load_run(out), out / "report")
+    except ArenaError as exc:
+        err_console.print(f"[yellow]warning: no report: {exc} (the results are stored; "
+                          f"`arena report {out}` tries again)[/]")
+        return
+    report_done(built, time.monotonic() - started)
 
 
 def live_view_wanted() -> bool:

@@ -1,0 +1,82 @@
+"""`arena report` (a run's static HTML report, or its tables in Markdown) and `arena view`
+(the replay viewer on one replay file)."""
+
+from __future__ import annotations
+
+import time
+import webbrowser
+from pathlib import Path
+
+import click
+
+from arena.cli.ui import console, err_console
+from arena.report.data import load_run
+from arena.report.site import Built, build_report, build_viewer
+from arena.tournament.outputs import crosstable_rows, markdown, standings_rows
+from arena.tournament.standings import Standings
+
+
+@click.command(short_help="Write the HTML report of the tournament run in DIRECTORY.")
+@click.argument("directory", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.option("--out", "-o", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Where to write the site (default: DIRECTORY/report).")
+@click.option("--format", "fmt", type=click.Choice(["html", "md"]), default="html",
+              show_default=True,
+              help="html: the static site; md: the standings and the crosstable as Markdown "
+                   "tables on stdout (for a forum post or a CI summary).")
+@click.option("--open", "open_", is_flag=True, help="Open the report in a web browser.")
+def report(directory: Path, out: Path | None, fmt: str, open_: bool) -> None:
+    """Write a static report of the tournament in DIRECTORY: standings with rating
+    intervals, the crosstable, a page per bot, the game list and a replay viewer.
+
+    The site works from file:// with no network (everything it needs is in it); open
+    OUT/index.html. Running it again replaces the pages and reuses the viewer data of
+    games whose replay has not changed.
+    """
+    run = load_run(directory)
+    if fmt == "md":
+        click.echo(markdown_report(run.name, run.table), nl=False)
+        return
+    started = time.monotonic()
+    built = build_report(run, out or directory / "report")
+    report_done(built, time.monotonic() - started)
+    if open_:
+        webbrowser.open(built.index.resolve().as_uri())
+
+
+def markdown_report(name: str, table: Standings) -> str:
+    """Return the standings and the crosstable as Markdown, each under a heading."""
+    parts = [f"## {name}: standings ({table.games} games)\n\n"]
+    rows = standings_rows(table)
+    parts.append(markdown(rows, [c != "bot" for c in rows[0]]))
+    parts.append("\n## Crosstable\n\n")
+    cross = crosstable_rows(table)
+    parts.append(markdown(cross, [c != "bot" for c in cross[0]]))
+    return "".join(parts)
+
+
+def report_done(built: Built, seconds: float) -> None:
+    """Print where the report is, and each game it could not make a viewer for."""
+    for problem in built.problems:
+        err_console.print(f"[yellow]warning: no viewer for {problem}[/]")
+    console.print(f"Report: {built.index} ({built.pages} pages, {built.views} views written, "
+                  f"{built.reused} games reused, {seconds:.1f} s)")
+
+
+@click.command(short_help="Write the replay viewer for FILE (a replay .jsonl) and open it.")
+@click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option("--out", "-o", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Where to write the viewer (default: FILE without .jsonl, plus -view).")
+@click.option("--no-open", is_flag=True, help="Only write the viewer; open no browser.")
+def view(file: Path, out: Path | None, no_open: bool) -> None:
+    """Write a replay viewer for FILE and open it in a web browser.
+
+    Step through the game event by event (buttons, or the arrow keys, space to play and
+    pause, PageUp/PageDown a round) in the public view or as one seat saw it. Each view's
+    data holds only what that view may know.
+    """
+    target = out or file.with_name(f"{file.stem}-view")
+    page = build_viewer(file, target)
+    console.print(f"Viewer: {page}")
+    if not no_open:
+        webbrowser.open(page.resolve().as_uri() + "?view=public")

@@ -1,0 +1,138 @@
+"""What a report shows, read from a tournament's directory: settings, standings, games.
+
+Everything comes from the database (`results.sqlite`) and the replays beside it, through
+the same road as `arena standings` (`Settings.standings`), so the report's table is the
+command's table. The secret salt (`secret.salt`) is never read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena import __version__
+from arena.core.game import Json
+from arena.core.record import Fault, SeatRecord
+from arena.referee.replay import Replay, read_replay
+from arena.tournament.settings import Settings
+from arena.tournament.standings import Standings
+from arena.tournament.store import Store, StoredGame
+
+
+@dataclass(frozen=True, slots=True)
+class GameEntry:
+    """One stored game as the report lists it."""
+
+    key: str
+    round: int
+    table: int
+    repeat: int
+    termination: str
+    seats: tuple[SeatRecord, ...]
+    faults: tuple[Fault, ...]
+    replay: Path | None
+    """The replay file, where it is found."""
+
+    def seat_of(self, bot: str) -> SeatRecord | None:
+        """Return the seat `bot` played in this game, if any."""
+        return next((s for s in self.seats if s.bot == bot), None)
+
+
+@dataclass(frozen=True, slots=True)
+class RunData:
+    """A tournament run as the report shows it."""
+
+    directory: Path
+    name: str
+    settings: Mapping[str, Json]
+    """The stored settings (never the salt)."""
+    table: Standings
+    games: tuple[GameEntry, ...]
+    environment: Mapping[str, Json] = field(default_factory=dict)
+    """Arena version, time control, fault policy, sandbox and limits, rules."""
+
+    @property
+    def versions(self) -> dict[str, str]:
+        """Each bot's version in its last game (a ladder's bots change versions)."""
+        return {s.bot: s.version for g in self.games for s in g.seats}
+
+    @property
+    def game_id(self) -> str:
+        """The versioned game id (`machiavelli@1`)."""
+        return str(self.settings.get("game", ""))
+
+
+def load_run(directory: Path) -> RunData:
+    """Read a tournament directory.
+
+    Raises:
+        StoreError: no usable database in `directory`.
+    """
+    store = Store.open(directory, None)
+    try:
+        raw = json.loads(store.meta("settings") or "{}")
+        games, rounds = store.games(), store.rounds()
+    finally:
+        store.close()
+    settings = raw if isinstance(raw, dict) else {}
+    table = Settings.from_json(settings, games).standings(games, rounds)
+    ordered = sorted(games, key=lambda g: (g.key.round, g.key.table, g.key.repeat))
+    entries = tuple(_entry(directory, g) for g in ordered)
+    public = {k: v for k, v in settings.items() if "salt" not in k}
+    name = str(settings.get("name") or directory.name)
+    return RunData(directory, name, public, table, entries, _environment(ordered, entries))
+
+
+def _entry(directory: Path, stored: StoredGame) -> GameEntry:
+    record = stored.record
+    return GameEntry(str(stored.key), stored.key.round, stored.key.table, stored.key.repeat,
+                     record.termination.value, record.seats, record.faults,
+                     replay_path(directory, str(stored.key), record.replay))
+
+
+def replay_path(directory: Path, key: str, stored: str | None) -> Path | None:
+    """Return a game's replay: in the run's replays/ (where the runner writes it, whatever
+    the directory is called now), else where the record says, else None."""
+    for path in (directory / "replays" / f"{key}.jsonl", Path(stored) if stored else None):
+        if path is not None and path.is_file():
+            return path
+    return None
+
+
+def _environment(games: Sequence[StoredGame], entries: Sequence[GameEntry]) -> dict[str, Json]:
+    env: dict[str, Json] = {"arena": __version__}
+    if games:
+        record = games[0].record
+        env["rules"] = dict(record.rules)
+        isolation = record.details.get("isolation")
+        if isinstance(isolation, dict):
+            env["isolation"] = isolation
+    header = next((_header(e.replay) for e in entries if e.replay is not None), None)
+    if header is not None:
+        for key in ("time", "max_faults"):
+            if key in header:
+                env[key] = header[key]
+    return env
+
+
+def _header(path: Path) -> dict[str, Json] | None:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            line = json.loads(handle.readline())
+    except (OSError, ValueError):
+        return None
+    return line if isinstance(line, dict) else None
+
+
+def read_game(entry: GameEntry) -> Replay | None:
+    """Return a game's replay, or None when it is missing (the report says so)."""
+    return None if entry.replay is None else read_replay(entry.replay)
+
+
+def slug(name: str, index: int) -> str:
+    """Return a file name for a bot's page: its rank and its name's safe characters (two
+    bots can differ only in characters a file name cannot hold)."""
+    return f"{index}-{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)[:60]}"
