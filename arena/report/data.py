@@ -90,16 +90,14 @@ def _entry(directory: Path, stored: StoredGame) -> GameEntry:
     record = stored.record
     return GameEntry(str(stored.key), stored.key.round, stored.key.table, stored.key.repeat,
                      record.termination.value, record.seats, record.faults,
-                     replay_path(directory, str(stored.key), record.replay))
+                     replay_path(directory, str(stored.key)))
 
 
-def replay_path(directory: Path, key: str, stored: str | None) -> Path | None:
-    """Return a game's replay: in the run's replays/ (where the runner writes it, whatever
-    the directory is called now), else where the record says, else None."""
-    for path in (directory / "replays" / f"{key}.jsonl", Path(stored) if stored else None):
-        if path is not None and path.is_file():
-            return path
-    return None
+def replay_path(directory: Path, key: str) -> Path | None:
+    """Return a game's replay, in the run's replays/ where the runner writes it (the path in
+    the record is relative to wherever the run was started, and may lead out of the run)."""
+    path = directory / "replays" / f"{key}.jsonl"
+    return path if path.is_file() else None
 
 
 def _environment(games: Sequence[StoredGame], entries: Sequence[GameEntry]) -> dict[str, Json]:

@@ -7,8 +7,10 @@ which the browser tests read back.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pygal
 from pygal.style import Style
@@ -18,6 +20,15 @@ from arena.tournament.standings import Standings
 STYLE = Style(background="transparent", plot_background="transparent",
               font_family="system-ui, sans-serif", colors=("#3b6ea8", "#c0504d", "#4f9a55",
                                                            "#8064a2", "#d08a2c", "#2c9ab0"))
+
+
+def _inline(chart: Any, name: str) -> str:
+    """Return the chart's SVG for inlining in a page: its random id replaced by `name` and
+    the XML declaration and comments (one dated) dropped, so a rebuilt page is the same."""
+    chart.setup()
+    chart.uuid = name
+    svg = str(chart.render(is_unicode=True))
+    return re.sub(r"<\?xml[^>]*\?>|<!--.*?-->", "", svg, flags=re.S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +57,7 @@ def ratings_chart(table: Standings) -> str | None:
     ordered = list(reversed(points))
     chart.x_labels = [p.label for p in ordered]
     chart.add("rating", [_value(p) for p in ordered])
-    return str(chart.render(is_unicode=True))
+    return _inline(chart, "ratings")
 
 
 def _value(point: Point) -> dict[str, object]:
@@ -87,4 +98,4 @@ def history_chart(series: Sequence[Series], x_title: str) -> str | None:
                       [{"value": (x, round(at.get(x, 0.0), 1)), "label": version}
                        for x, version in line.versions if x in at],
                       stroke=False, dots_size=6)
-    return str(chart.render(is_unicode=True))
+    return _inline(chart, "history")

@@ -1,0 +1,165 @@
+"""The report and the replay viewer in a real browser: Debian's chromium, headless, driven
+by Playwright (pointed at the system browser; `make browser` installs it). Screenshots go
+to build/test-artifacts/. A missing browser skips, and fails when CI=true."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.referee.replay import read_replay
+from arena.tournament.outputs import cross_cell
+from tests.polyglot.starters import missing
+from tests.report.test_views import observations
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "test-artifacts"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        missing("chromium is not installed (make browser installs Debian's)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing("playwright is not installed (make venv)")
+    with sync_playwright() as driver:
+        # root in a container has no user namespace for chromium's own sandbox
+        launched = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A page that fails the test on any console error or uncaught script error."""
+    opened = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    opened.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    opened.on("pageerror", lambda e: errors.append(str(e)))
+    yield opened
+    opened.close()
+    assert errors == []
+
+
+def shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def standings_json(run: Path) -> dict[str, Any]:
+    result = CliRunner().invoke(main, ["standings", str(run), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.output)
+    return data
+
+
+def test_report_shows_the_standings_crosstable_and_plot(page: Any, finished_run: Path) -> None:
+    expected = standings_json(finished_run)
+    page.goto((finished_run / "report" / "index.html").as_uri())
+    rows = page.locator("table.standings tbody tr")
+    shown = [{"rank": int(r.locator(".rank").inner_text()), "bot": r.get_attribute("data-bot"),
+              "games": int(r.locator(".games").inner_text()),
+              "points": float(r.locator(".points").inner_text()),
+              "fit_elo": float(r.locator(".rating").get_attribute("data-value"))}
+             for r in rows.all()]
+    assert shown == [{k: row[k] for k in ("rank", "bot", "games", "points", "fit_elo")}
+                     for row in expected["standings"]]
+    cross = expected["crosstable"]
+    for row in page.locator("table.crosstable tbody tr").all():
+        bot = row.get_attribute("data-bot")
+        for cell in row.locator("td.cell").all():
+            other = cell.get_attribute("data-opponent")
+            record = cross.get(bot, {}).get(other)
+            want = "x" if other == bot else cross_cell(tuple(record) if record else None)
+            assert cell.inner_text() == want, (bot, other)
+    plotted = page.locator("[data-testid=ratings-plot] desc.value").evaluate_all(
+        "els => els.map(e => e.textContent)")
+    assert sorted(map(float, plotted)) == sorted(r["fit_elo"] for r in expected["standings"])
+    shot(page, f"report-{finished_run.parent.name}")
+
+
+def test_game_list_filters_by_bot(page: Any, finished_run: Path) -> None:
+    page.goto((finished_run / "report" / "games.html").as_uri())
+    assert page.locator("table.games tbody tr:visible").count() == 4
+    page.select_option("select[name=bot]", "ann")
+    games = json.loads((finished_run / "results.json").read_text())["games"]
+    ann = sum(1 for g in games if any(s["bot"] == "ann" for s in g["seats"]))
+    assert 0 < ann < 4
+    assert page.locator("table.games tbody tr:visible").count() == ann
+    assert page.locator("#shown").inner_text() == f"{ann} of 4 games"
+
+
+def seats_shown(page: Any) -> list[dict[str, Any]]:
+    """Per seat box on the board: gold, hand size, city and hand as the page shows them."""
+    out = []
+    for box in page.locator("#board .seat").all():
+        gold = box.locator(".gold")
+        out.append({
+            "gold": int(gold.inner_text()) if gold.count() else None,
+            "hand_size": int(box.locator(".hand-size").inner_text()),
+            "city": box.locator("ul.city li").evaluate_all("els => els.map(e => e.dataset.id)"),
+            "hand": box.locator(".hand [data-id], .hand [data-card]").evaluate_all(
+                "els => els.map(e => e.dataset.id || e.dataset.card)"),
+        })
+    return out
+
+
+def expected_seats(obs: dict[str, Any], seat: int | None) -> list[dict[str, Any]]:
+    out = []
+    for s, size in enumerate(obs["hand_sizes"]):
+        out.append({"gold": obs["gold"][s] if "gold" in obs else None, "hand_size": size,
+                    "city": obs["cities"][s] if "cities" in obs else [],
+                    "hand": obs["hand"] if s == seat else []})
+    return out
+
+
+@pytest.mark.parametrize("view", ["public", "seat1"])
+def test_viewer_steps_20_events_and_shows_the_resimulated_state(
+        page: Any, finished_run: Path, view: str) -> None:
+    replay_file = sorted((finished_run / "replays").glob("*.jsonl"))[0]
+    replay = read_replay(replay_file)
+    seat = None if view == "public" else int(view.removeprefix("seat"))
+    page.goto((finished_run / "report" / "viewer.html").as_uri()
+              + f"?game={replay_file.stem}&view={view}")
+    page.wait_for_selector("#board .seat")
+    for _ in range(10):
+        page.keyboard.press("ArrowRight")
+    for _ in range(10):
+        page.click("#next")
+    assert page.locator("#position").inner_text().startswith("step 20 / ")
+    obs = observations(replay, 1)[20]
+    assert seats_shown(page) == expected_seats(obs, seat)
+    if "stock" in obs:
+        assert int(page.locator(".stock").inner_text()) == obs["stock"]
+        melds = [m.locator(".card").evaluate_all("els => els.map(e => e.dataset.card)")
+                 for m in page.locator("[data-testid=table] .meld").all()]
+        assert melds == obs["table"]
+    if seat is None:
+        assert page.locator("#board .hand").count() == 0
+    shot(page, f"viewer-{finished_run.parent.name}-{view}")
+
+
+def test_viewer_switches_views_and_jumps_to_a_round(page: Any, finished_run: Path) -> None:
+    replay_file = sorted((finished_run / "replays").glob("*.jsonl"))[0]
+    page.goto((finished_run / "report" / "viewer.html").as_uri() + f"?game={replay_file.stem}")
+    page.wait_for_selector("#board .seat")
+    page.keyboard.press("End")
+    last = page.locator("#position").inner_text()
+    assert page.locator("[data-testid=end]").count() == 1
+    page.select_option("#view", "seat0")
+    page.wait_for_selector("#board .seat.own")
+    assert page.locator("#position").inner_text() == last
+    options = page.locator("#round option").all()
+    assert len(options) >= 2
+    page.select_option("#round", options[1].get_attribute("value"))
+    assert page.locator("#position").inner_text().startswith(
+        f"step {options[1].get_attribute('value')} / ")

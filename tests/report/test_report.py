@@ -1,0 +1,105 @@
+"""`arena report`, `arena view` and the report `arena run` writes, without a browser."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import main
+from tests.report.conftest import play
+
+
+def test_run_writes_the_report_and_no_page_holds_the_salt(finished_run: Path) -> None:
+    report = finished_run / "report"
+    assert (report / "index.html").is_file() and (report / "viewer.html").is_file()
+    assert len(list((report / "data").glob("r*/public.js"))) == 4
+    salt = (finished_run / "secret.salt").read_text().strip()
+    assert len(salt) >= 16
+    for path in report.rglob("*"):
+        if path.is_file():
+            assert salt not in path.read_text(errors="replace"), path
+
+
+def test_no_report_writes_none(tmp_path: Path) -> None:
+    out = play(tmp_path, "machiavelli", "--no-report")
+    assert (out / "results.json").is_file() and not (out / "report").exists()
+
+
+def test_markdown_is_the_standings_commands_tables(runner: CliRunner,
+                                                    finished_run: Path) -> None:
+    md = runner.invoke(main, ["report", str(finished_run), "--format", "md"])
+    table = runner.invoke(main, ["standings", str(finished_run), "--format", "md"])
+    cross = runner.invoke(main, ["standings", str(finished_run), "--format", "md",
+                                 "--crosstable"])
+    assert md.exit_code == table.exit_code == cross.exit_code == 0, md.output
+    assert table.output in md.output and cross.output in md.output
+    assert md.output.index("standings") < md.output.index("Crosstable")
+
+
+def test_a_rebuild_reuses_the_viewer_data_and_gives_the_same_site(
+        runner: CliRunner, finished_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    first = runner.invoke(main, ["report", str(finished_run), "--out", str(out)])
+    # four games of three seats: a public view and three seat views each
+    assert first.exit_code == 0 and "16 views written, 0 games reused" in first.output, \
+        first.output
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    again = runner.invoke(main, ["report", str(finished_run), "--out", str(out)])
+    assert "0 views written, 4 games reused" in again.output, again.output
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_a_missing_replay_is_named_and_the_rest_is_built(runner: CliRunner,
+                                                        finished_run: Path,
+                                                        tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(finished_run, copy, ignore=shutil.ignore_patterns("report"))
+    gone = sorted((copy / "replays").glob("*.jsonl"))[0]
+    gone.unlink()
+    result = runner.invoke(main, ["report", str(copy)])
+    assert result.exit_code == 0, result.output
+    assert f"no viewer for {gone.stem}: no replay file" in " ".join(result.output.split())
+    games = (copy / "report" / "games.html").read_text()
+    assert games.count("no replay") == 1 and games.count("view=public") == 3
+
+
+def test_a_damaged_replay_is_named(runner: CliRunner, finished_run: Path,
+                                   tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(finished_run, copy, ignore=shutil.ignore_patterns("report"))
+    damaged = sorted((copy / "replays").glob("*.jsonl"))[1]
+    lines = damaged.read_text().splitlines()
+    step = json.loads(lines[3])
+    step["action"] = {"type": "nonsense"}
+    lines[3] = json.dumps(step)
+    damaged.write_text("\n".join(lines) + "\n")
+    result = runner.invoke(main, ["report", str(copy)])
+    assert result.exit_code == 0, result.output
+    assert f"no viewer for {damaged.stem}: decision 3: recorded action" in \
+        " ".join(result.output.split())
+
+
+def test_bad_arguments_get_one_line(runner: CliRunner, tmp_path: Path) -> None:
+    result = runner.invoke(main, ["report", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    result = runner.invoke(main, ["view", str(bad), "--no-open"])
+    assert result.exit_code == 1
+    assert result.output.strip() == f"Error: {bad}:1: not a replay line " \
+        "(Expecting value: line 1 column 1 (char 0))"
+
+
+def test_view_writes_a_viewer_for_one_replay(runner: CliRunner, finished_run: Path,
+                                             tmp_path: Path) -> None:
+    replay = sorted((finished_run / "replays").glob("*.jsonl"))[0]
+    result = runner.invoke(main, ["view", str(replay), "--out", str(tmp_path / "v"),
+                                  "--no-open"])
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in (tmp_path / "v" / "data" / "game").iterdir())
+    assert names == ["public.js", "seat0.js", "seat1.js", "seat2.js"]
+    assert (tmp_path / "v" / "assets" / "viewer.js").is_file()
