@@ -128,7 +128,7 @@ def _d(display: str, kind: DistrictType, cost: int, copies: int = 1, bonus: int 
 
 
 UNBUILDABLE = 99
-"""The Secret Vault's cost: it cannot be built, and no purse ever holds this much."""
+"""The Secret Vault's cost, a sentinel: it cannot be built (`turn.can_place` refuses it)."""
 
 _N, _R, _T, _M, _U = (DistrictType.NOBLE, DistrictType.RELIGIOUS, DistrictType.TRADE,
                       DistrictType.MILITARY, DistrictType.UNIQUE)
@@ -163,7 +163,9 @@ FIRST_GAME: tuple[str, ...] = (
     "dragon_gate", "factory", "haunted_quarter", "imperial_treasury", "keep", "laboratory",
     "library", "map_room", "quarry", "school_of_magic", "smithy", "statue", "thieves_den",
     "wishing_well")
-IMPLEMENTED_DISTRICTS: frozenset[str] = frozenset(FIRST_GAME)
+IMPLEMENTED_DISTRICTS: frozenset[str] = frozenset((
+    *FIRST_GAME, "basilica", "capitol", "gold_mine", "great_wall", "ivory_tower", "monument",
+    "observatory", "park", "poor_house", "secret_vault", "stables"))
 """The unique districts the engine plays; options naming another are refused (issue 12 adds
 them in batches)."""
 

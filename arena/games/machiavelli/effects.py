@@ -15,7 +15,7 @@ from .actions import Action, ActionType
 from .cards import NAMES, Character
 from .events import gold, private, public
 from .state import Pending, Phase, State
-from .turn import build_cost, destroy_price, draw, income
+from .turn import build_cost, destroy_price, draw, income, size
 
 T = ActionType
 # module-level copies of class constants (a global lookup is cached; a class attribute is not)
@@ -24,18 +24,20 @@ _KEEP, _CALL, _TAX_COLLECTOR = Pending.KEEP, Phase.CALL, Character.TAX_COLLECTOR
 
 def _gather_gold(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state.gathered = True
-    state.gold[seat] += 2
-    events.append(public("gathered_gold", seat=seat, amount=2, gold=gold((seat, 2))))
+    amount = 3 if C.GOLD_MINE in state.cities[seat] else 2  # the Gold Mine: +1 when gathering
+    state.gold[seat] += amount
+    events.append(public("gathered_gold", seat=seat, amount=amount, gold=gold((seat, amount))))
 
 
 def _gather_cards(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state.gathered = True
-    deck = state.deck
-    drawn = deck[:2]
-    del deck[:2]
+    deck, city = state.deck, state.cities[seat]
+    count = 3 if C.OBSERVATORY in city else 2  # the Observatory draws 3 (keep 1)
+    drawn = deck[:count]
+    del deck[:count]
     events.append(public("gathered_cards", seat=seat, count=len(drawn)))
     events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
-    if len(drawn) == 2 and C.LIBRARY not in state.cities[seat]:
+    if len(drawn) >= 2 and C.LIBRARY not in city:
         state.pending, state.aside = _KEEP, drawn
     else:
         state.hands[seat].extend(drawn)
@@ -63,7 +65,8 @@ def _place(state: State, seat: int, district: str, paid: int, cards: list[str],
     purse, city = state.gold, state.cities[seat]
     purse[seat] -= paid
     city.append(district)
-    state.builds_left -= 1
+    if district != C.STABLES:  # the Stables do not count against the build limit
+        state.builds_left -= 1
     # paid cards go face down to the deck: the table learns how many, only the payer which
     events.append(public("built", seat=seat, district=district, cost=paid,
                          cards_paid=len(cards), gold=gold((seat, -paid))))
@@ -74,8 +77,9 @@ def _place(state: State, seat: int, district: str, paid: int, cards: list[str],
         purse[seat] -= 1
         state.tax_token += 1
         events.append(public("tax_paid", seat=seat, amount=1, gold=gold((seat, -1))))
-    if len(city) == state.rules["city_size"]:
-        # cities grow one district at a time, so this is the moment of completion
+    grown, limit = size(city), state.rules["city_size"]
+    if grown >= limit > grown - (2 if district == C.MONUMENT else 1):
+        # this build took the city over the threshold (the Monument counts 2)
         first = state.first_complete is None
         if first:
             state.first_complete = seat
@@ -204,12 +208,28 @@ def _smithy(state: State, seat: int, action: Action, events: list[Event]) -> Non
 
 def _end_turn(state: State, seat: int, action: Action, events: list[Event]) -> None:
     character = state.current_char
+    city = state.cities[seat]
+    if C.POOR_HOUSE in city or C.PARK in city:
+        _end_of_turn_districts(state, seat, events)
     events.append(public("turn_ended", seat=seat,
                          character=NAMES[character] if character else None))
     state.current_seat = state.current_char = None
     state.gathered, state.builds_left, state.used = False, 0, []
     state.phase = _CALL
     state.calling += 1
+
+
+def _end_of_turn_districts(state: State, seat: int, events: list[Event]) -> None:
+    """The Poor House (no gold: +1) then the Park (no cards: draw 2), REFERENCE §1.4.1."""
+    city = state.cities[seat]
+    if C.POOR_HOUSE in city and state.gold[seat] == 0:
+        state.gold[seat] = 1
+        events.append(public("poor_house", seat=seat, amount=1, gold=gold((seat, 1))))
+    if C.PARK in city and not state.hands[seat]:
+        drawn = draw(state, 2)
+        state.hands[seat].extend(drawn)
+        events.append(public("park", seat=seat, count=len(drawn)))
+        events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
 
 
 Handler = Callable[[State, int, Action, list[Event]], None]

@@ -12,38 +12,58 @@ from arena.core.game import Json, Outcome, Termination, placings_from_keys
 from . import cards as C
 from .cards import DISTRICTS, TYPE, DistrictType
 from .state import State
+from .turn import size
 
 ALL_TYPES = frozenset(DistrictType)
+TYPE_ORDER = tuple(DistrictType)  # a fixed order: a set of strings iterates by hash
 
 
 def breakdown(state: State, seat: int) -> dict[str, int]:
-    """Return the score of `seat` item by item, with the `total`."""
+    """Return the score of `seat` item by item, with the `total`: the best over the types the
+    Haunted Quarter may count as (it is the engine's choice, DECISIONS.md)."""
     city = state.cities[seat]
-    base = sum(DISTRICTS[d].cost for d in city) + len(state.beautified[seat])
-    others = [d for d in city if d != C.HAUNTED_QUARTER]
     has_hq = C.HAUNTED_QUARTER in city
-    best: tuple[int, int] = (0, 0)
-    for counted_as in (ALL_TYPES if has_hq else (DistrictType.UNIQUE,)):
-        types = {TYPE[d] for d in others} | ({counted_as} if has_hq else set())
-        all_types = 3 if types >= ALL_TYPES else 0
-        uniques = sum(1 for d in others if TYPE[d] is DistrictType.UNIQUE)
-        uniques += 1 if has_hq and counted_as is DistrictType.UNIQUE else 0
-        well = uniques if C.WISHING_WELL in city else 0
-        best = max(best, (all_types + well, all_types))
-    complete = len(city) >= state.rules["city_size"]
+    best: dict[str, int] | None = None
+    for counted_as in (TYPE_ORDER if has_hq else (DistrictType.UNIQUE,)):
+        items = _items(state, seat, city, counted_as)
+        if best is None or items["total"] > best["total"]:
+            best = items
+    assert best is not None
+    return best
+
+
+def _items(state: State, seat: int, city: list[str], hq_type: DistrictType) -> dict[str, int]:
+    types = [hq_type if d == C.HAUNTED_QUARTER else TYPE[d] for d in city]
+    beautified = state.beautified[seat]
+    uniques = types.count(DistrictType.UNIQUE)
     items = {
-        "districts": base,
-        "all_types": best[1],
+        "districts": sum(DISTRICTS[d].cost for d in city) + len(beautified),
+        "all_types": 3 if set(types) >= ALL_TYPES else 0,
         "first_complete": 4 if state.first_complete == seat else 0,
-        "complete": 2 if complete and state.first_complete != seat else 0,
+        "complete": 2 if size(city) >= state.rules["city_size"]
+        and state.first_complete != seat else 0,
         "dragon_gate": 2 if C.DRAGON_GATE in city else 0,
         "imperial_treasury": state.gold[seat] if C.IMPERIAL_TREASURY in city else 0,
         "map_room": len(state.hands[seat]) if C.MAP_ROOM in city else 0,
         "statue": 5 if C.STATUE in city and state.crown == seat else 0,
-        "wishing_well": best[0] - best[1],
+        "wishing_well": uniques if C.WISHING_WELL in city else 0,
+        "basilica": _odd_costs(city, beautified) if C.BASILICA in city else 0,
+        "capitol": 3 if C.CAPITOL in city and max(map(types.count, set(types))) >= 3 else 0,
+        # a Haunted Quarter counted as another type leaves the Tower the only unique
+        "ivory_tower": 5 if C.IVORY_TOWER in city and uniques == 1 else 0,
+        "secret_vault": 3 * state.hands[seat].count(C.SECRET_VAULT),
     }
     items["total"] = sum(items.values())
     return items
+
+
+def _odd_costs(city: list[str], beautified: list[str]) -> int:
+    """Districts whose current cost is odd (a beautified copy costs 1 more)."""
+    odd = 0
+    for d in set(city):
+        copies, raised, cost = city.count(d), beautified.count(d), DISTRICTS[d].cost
+        odd += raised if cost % 2 == 0 else copies - raised
+    return odd
 
 
 def tiebreak(state: State, seat: int) -> int:

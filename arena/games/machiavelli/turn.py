@@ -41,15 +41,23 @@ def build_cost(state: State, seat: int, district: str) -> int:
     return (FACTORY_COST if C.FACTORY in state.cities[seat] else COST)[district]
 
 
+def size(city: list[str]) -> int:
+    """The districts a city counts towards completion: the Monument counts as 2."""
+    return len(city) + 1 if C.MONUMENT in city else len(city)
+
+
 def complete(state: State, seat: int) -> bool:
     """Return whether `seat`'s city has reached the completion size."""
-    return len(state.cities[seat]) >= int(state.rules["city_size"])
+    return size(state.cities[seat]) >= int(state.rules["city_size"])
 
 
 def destroy_price(state: State, seat: int, district: str) -> int:
-    """Price for the Warlord to destroy `district` in `seat`'s city (cheapest copy)."""
-    plain = state.cities[seat].count(district) > state.beautified[seat].count(district)
-    return max(0, COST[district] + (0 if plain else 1) - 1)
+    """Price for the Warlord to destroy `district` in `seat`'s city (cheapest copy); the
+    Great Wall adds 1 for every district of its city, itself included."""
+    city = state.cities[seat]
+    plain = city.count(district) > state.beautified[seat].count(district)
+    wall = 1 if C.GREAT_WALL in city else 0
+    return max(0, COST[district] + (0 if plain else 1) - 1 + wall)
 
 
 def income(state: State, seat: int, character: Character) -> int:
@@ -159,8 +167,11 @@ def turn_actions(state: State, seat: int) -> list[Action]:
         done = state.beautified[seat]
         actions.extend(BEAUTIFY[d] for d in dict.fromkeys(city)
                        if city.count(d) > done.count(d))
-    if gathered and state.builds_left > 0:
-        _build_actions(state, seat, actions)
+    if gathered:
+        if state.builds_left > 0:
+            _build_actions(state, seat, actions)
+        elif C.STABLES in state.hands[seat]:
+            _stables(state, seat, actions)
     if C.LABORATORY in city and "laboratory" not in used:
         actions.extend(map(LABORATORY.__getitem__, dict.fromkeys(state.hands[seat])))
     if C.SMITHY in city and purse >= 2 and "smithy" not in used:
@@ -198,17 +209,18 @@ def _tax(state: State, seat: int) -> tuple[Action, ...]:
 
 def _destroy_actions(state: State, seat: int) -> tuple[Action, ...]:
     actions = []
-    purse, size = state.gold[seat], int(state.rules["city_size"])
+    purse, limit = state.gold[seat], int(state.rules["city_size"])
     for target in range(state.players):
         city = state.cities[target]
-        if target == state.bishop_seat or len(city) >= size:
+        if target == state.bishop_seat or size(city) >= limit:
             continue
         beautified = state.beautified[target]
+        wall = 1 if C.GREAT_WALL in city else 0
         for d in dict.fromkeys(city):
             if d == C.KEEP:
                 continue
             # price: cost - 1, +1 when every copy is beautified (the plain one goes first)
-            price = COST[d] if city.count(d) <= beautified.count(d) else COST[d] - 1
+            price = (COST[d] if city.count(d) <= beautified.count(d) else COST[d] - 1) + wall
             if max(0, price) <= purse:
                 actions.append(DESTROY[target, d])
     return tuple(actions)
@@ -223,9 +235,25 @@ _ABILITIES: dict[Character, Callable[[State, int], tuple[Action, ...]]] = {
 
 
 def can_place(state: State, seat: int, district: str) -> bool:
-    """Return whether `district` may join `seat`'s city (no duplicates without the Quarry)."""
+    """Return whether `district` may join `seat`'s city (no duplicates without the Quarry;
+    no Monument in a city of 5 or more)."""
     city = state.cities[seat]
+    if district in _LIMITED and (district == C.SECRET_VAULT or len(city) >= MONUMENT_LIMIT):
+        return False
     return district not in city or C.QUARRY in city
+
+
+MONUMENT_LIMIT = 5
+"""The Monument cannot be built in a city that already has this many districts."""
+_LIMITED = frozenset((C.MONUMENT, C.SECRET_VAULT))
+"""Districts with a build restriction of their own (one set lookup per hand card)."""
+
+
+def _stables(state: State, seat: int, actions: list[Action]) -> None:
+    """The Stables, built when no build is left: it does not count against the limit."""
+    if can_place(state, seat, C.STABLES) and build_cost(state, seat, C.STABLES) <= state.gold[
+            seat]:
+        actions.append(BUILD[C.STABLES])
 
 
 def _build_actions(state: State, seat: int, actions: list[Action]) -> None:
@@ -234,6 +262,8 @@ def _build_actions(state: State, seat: int, actions: list[Action]) -> None:
     costs = FACTORY_COST if C.FACTORY in city else COST
     for d in dict.fromkeys(hand):
         if d in city and not quarry:
+            continue
+        if d in _LIMITED and (d == C.SECRET_VAULT or len(city) >= MONUMENT_LIMIT):
             continue
         cost = costs[d]
         if cost <= purse:
@@ -251,8 +281,12 @@ def why_illegal(state: State, seat: int, action: Action) -> str:
     if action.type in (T.BUILD, T.PAY_WITH_CARDS) and d is not None:
         if not state.gathered:
             return "you must gather (gold or cards) before building"
-        if state.builds_left <= 0:
+        if state.builds_left <= 0 and d != C.STABLES:
             return "no builds left this turn"
+        if d == C.SECRET_VAULT:
+            return "the secret_vault cannot be built (it scores 3 from your hand)"
+        if d == C.MONUMENT and len(state.cities[seat]) >= MONUMENT_LIMIT:
+            return f"the monument cannot join a city of {MONUMENT_LIMIT} or more districts"
         if d not in hand:
             return f"{d} is not in your hand"
         if not can_place(state, seat, d):

@@ -127,11 +127,12 @@ def pick_swap(state: State, action: Action, actor: int, rng: random.Random) -> S
     return observer, owner, card, aside
 
 
-def check_swaps(players: int, seed: int, rng: random.Random) -> set[str]:
+def check_swaps(players: int, seed: int, rng: random.Random,
+                rules: dict[str, Json] | None = None) -> set[str]:
     """Play a random game; at every step, swap a hidden card with a deck card in a copy and
     play the same step there (the action renamed when it names the card): the observer
     must be sent exactly the same. Return the face-down action types so covered."""
-    state = GAME.new_game(players, {}, seed)
+    state = GAME.new_game(players, rules or {}, seed)
     policy = random.Random(derive_seed(seed, "policy"))
     covered: set[str] = set()
     while (decision := GAME.to_act(state)) is not None:
