@@ -55,6 +55,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/tournament.py
 	$(BIN)/python bench/sandbox.py
 	$(BIN)/python bench/processes.py --quick
+	$(BIN)/python bench/report.py --quick
 
 # The report and viewer tests run a real browser: Debian's chromium, driven by Playwright
 # (pointed at it, so `playwright install` never downloads one). Without root or apt-get it

@@ -130,6 +130,7 @@
   }
 
   function fillRounds() {
+    $("round-label").textContent = states.length && states[0].round === undefined ? "turn" : "round";
     var select = $("round");
     select.innerHTML = "";
     var seen = {};
@@ -178,7 +179,8 @@
       line.appendChild(el("b", {text: "the deal"}));
     } else {
       line.appendChild(el("b", {text: "decision " + frame.n}));
-      line.appendChild(document.createTextNode(" \u00b7 round " + round + " \u00b7 seat " +
+      line.appendChild(document.createTextNode(" \u00b7 " + $("round-label").textContent + " " +
+        round + " \u00b7 seat " +
         frame.seat + " (" + botName(frame.seat) + "): " + frame.kind));
       if (frame.source && frame.source !== "bot") {
         line.appendChild(el("span", {cls: "source", text: frame.source}));

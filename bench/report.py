@@ -1,0 +1,125 @@
+"""Report benchmark (figures printed, nothing asserted): how large and how slow the HTML
+report of a run of 210 four-seat `machiavelli` games is, as ratios against baselines
+measured in the same run.
+
+- size: the pages, and the viewer's data, against the replays the run keeps;
+- build: writing the whole report, and rebuilding it (viewer data reused), against
+  re-simulating every replay once (what `arena verify` does at least);
+- opening (when Debian's chromium and Playwright are here): the index, the game list and
+  the viewer against an empty page, each loaded from file:// in a headless browser.
+
+Targets from issue 14: the report of a 200-game run under a few MB, each page under a
+second to open, regenerated in seconds.
+
+Run: .venv/bin/python bench/report.py [--quick]   (--quick: 70 games)
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.games import REGISTRY
+from arena.referee.replay import read_replay
+from arena.referee.review import check_replay
+from arena.report.data import load_run
+from arena.report.site import build_report
+
+
+def tournament(games_per_pairing: int) -> str:
+    """Eight built-in bots in a round-robin at tables of four (70 tables per repeat)."""
+    bots = "".join(f"  - {{name: bot{i}, cmd: 'builtin:random'}}\n" for i in range(8))
+    return (f"name: bench\ngame: machiavelli\nplayers_per_game: 4\n"
+            f"games_per_pairing: {games_per_pairing}\nseed: 3\nbots:\n{bots}")
+
+
+def size(paths: list[Path]) -> int:
+    return sum(p.stat().st_size for p in paths if p.is_file())
+
+
+def play(folder: Path, repeats: int) -> Path:
+    file = folder / "bench.yaml"
+    file.write_text(tournament(repeats))
+    out = folder / "run"
+    result = CliRunner().invoke(main, ["run", str(file), "--out", str(out), "--no-report"])
+    if result.exit_code != 0:
+        sys.exit(result.output)
+    return out
+
+
+def timed(action: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def open_times(report: Path, game: str) -> dict[str, float] | None:
+    """Seconds to load each page (median of 3) in headless chromium, or None without it."""
+    chromium = shutil.which("chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    if chromium is None:
+        return None
+    (report / "blank.html").write_text("<!doctype html><title>blank</title>")
+    pages = {"empty page": "blank.html", "index": "index.html", "games": "games.html",
+             "viewer": f"viewer.html?game={game}&view=seat0"}
+    out: dict[str, float] = {}
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_page()
+        for name, address in pages.items():
+            runs = []
+            for _ in range(3):
+                started = time.perf_counter()
+                page.goto((report / address.split("?")[0]).as_uri()
+                          + ("?" + address.split("?")[1] if "?" in address else ""))
+                if name == "viewer":
+                    page.wait_for_selector("#board .seat")
+                runs.append(time.perf_counter() - started)
+            out[name] = sorted(runs)[1]
+        browser.close()
+    return out
+
+
+def main_() -> None:
+    quick = "--quick" in sys.argv
+    repeats = 1 if quick else 3  # 70 tables a repeat: 70 or 210 games
+    with tempfile.TemporaryDirectory() as tmp:
+        run = play(Path(tmp), repeats)
+        replays = sorted((run / "replays").glob("*.jsonl"))
+        verify = timed(lambda: [check_replay(read_replay(p), REGISTRY) for p in replays])
+        report = run / "report"
+        build = timed(lambda: build_report(load_run(run), report))
+        rebuild = timed(lambda: build_report(load_run(run), report))
+        files = [p for p in report.rglob("*") if p.is_file()]
+        pages = size([p for p in files if p.suffix == ".html"])
+        data = size([p for p in files if "data" in p.parts])
+        assets = size([p for p in files if "assets" in p.parts])
+        kept = size(replays)
+        print(f"{len(replays)} games of 4 seats; replays {kept / 1e6:.2f} MB")
+        print(f"pages {pages / 1e6:.2f} MB ({pages / kept:.3f} x replays), viewer data "
+              f"{data / 1e6:.2f} MB ({data / kept:.2f} x replays), assets {assets / 1e3:.0f} kB;"
+              f" report in all {(pages + data + assets) / 1e6:.2f} MB")
+        print(f"build {build:.2f} s ({build / verify:.2f} x re-simulating every replay, "
+              f"{verify:.2f} s); rebuild {rebuild:.2f} s ({rebuild / verify:.2f} x)")
+        opened = open_times(report, replays[0].stem)
+        if opened is None:
+            print("opening: no chromium/playwright here (make browser)")
+        else:
+            base = opened.pop("empty page")
+            print("opening (median of 3): " + ", ".join(
+                f"{name} {t * 1000:.0f} ms ({t / base:.1f} x an empty page)"
+                for name, t in opened.items()) + f"; empty page {base * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main_()
