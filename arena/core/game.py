@@ -245,3 +245,12 @@ class Game(Protocol[S, A]):
     def clone(self, state: S) -> S:
         """Return an independent copy that evolves identically."""
         ...
+
+    def wire_schemas(self) -> dict[str, Json]:
+        """Return the JSON Schemas of this game's wire data, by name: `observation`,
+        `action`, `event` and `decision` (a request's `kind`, `context` and `options`).
+
+        Exported to protocol/schemas/ as `<game>.<name>.schema.json`; the contract test
+        validates real play against them.
+        """
+        ...

@@ -1,7 +1,9 @@
 """Generate the JSON Schemas of the wire messages from their Python types.
 
 `python -m arena.protocol.schema` rewrites `protocol/schemas/` and the copy shipped in
-the package (`arena/protocol/schemas/`); `--check` only reports drift (exit 1).
+the package (`arena/protocol/schemas/`); `--check` only reports drift (exit 1). Beside the
+messages, each registered game's own schemas (`Game.wire_schemas`: observation, action,
+event, decision) are written as `<game>.<name>.schema.json`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from arena.games import REGISTRY
 from arena.protocol.messages import (
     BOT_MESSAGES,
     REFEREE_MESSAGES,
@@ -34,7 +37,8 @@ def _document(name: str, schema: dict[str, Any]) -> str:
 
 
 def generate() -> dict[str, str]:
-    """Return every schema file's name and text: one per message type, and both unions."""
+    """Return every schema file's name and text: one per message type, both unions, and
+    each game's own."""
     files = {
         f"{message_type(cls)}.schema.json": _document(message_type(cls), msgspec.json.schema(cls))
         for cls in (*BOT_MESSAGES, *REFEREE_MESSAGES)
@@ -42,7 +46,19 @@ def generate() -> dict[str, str]:
     files["bot_message.schema.json"] = _document("bot_message", msgspec.json.schema(BotMessage))
     files["referee_message.schema.json"] = _document(
         "referee_message", msgspec.json.schema(RefereeMessage))
+    for game in REGISTRY.names():
+        for part, schema in REGISTRY.get(game).wire_schemas().items():
+            files[f"{game}.{part}.schema.json"] = _document(f"{game}.{part}", schema)
     return files
+
+
+GAME_PARTS = ("observation", "action", "event", "decision")
+"""The schemas every game provides (`Game.wire_schemas`)."""
+
+
+def load_game_schema(game: str, part: str) -> dict[str, Any]:
+    """Return the shipped schema `part` (one of `GAME_PARTS`) of `game` (its name)."""
+    return load_schema(f"{game}.{part}")
 
 
 def load_schema(name: str) -> dict[str, Any]:

@@ -16,6 +16,8 @@ end by random legal actions from several seeds, and every step is checked:
 - what a seat cannot see (shuffled by the game's `HIDDEN` function) never changes its
   observation;
 - events are well formed and visible to real seats only;
+- observations, decisions (kind, context, options), actions and events match the game's
+  own JSON Schemas (`Game.wire_schemas`, exported to protocol/schemas/);
 - the outcome is a proper ranking; the game replays identically from its seed and wire
   actions; another seed deals another game.
 
@@ -39,6 +41,8 @@ from arena.core.game import Decision, Event, GameInfo, Json, Outcome, Terminatio
 from arena.core.registry import AnyGame
 from arena.core.rng import derive_seed
 from arena.games import REGISTRY
+from arena.protocol.schema import GAME_PARTS
+from tests.protocol.game_schemas import conforms, validator
 
 from .machiavelli.test_hidden_info import reshuffle_hidden
 from .rummy.test_conformance import reshuffled
@@ -120,8 +124,10 @@ class Case:
         return f"{self.game}[{options}]"
 
 
+GAMES = REGISTRY.names()
+"""The games registered when this module is collected (tests may register toy games later)."""
 CASES = [Case(name, completed(REGISTRY.get(name), rules))
-         for name in REGISTRY.names() for rules in option_sets(REGISTRY.get(name).info)]
+         for name in GAMES for rules in option_sets(REGISTRY.get(name).info)]
 
 
 @dataclass
@@ -135,27 +141,37 @@ class Trace:
 
 
 def event_record(event: Event, players: int) -> tuple[str, Json, list[int] | None]:
-    """Check one event's form; return it as comparable JSON."""
-    wire = event.to_wire()
-    assert isinstance(event.kind, str) and event.kind and wire["type"] == event.kind
+    """Return an event as comparable JSON."""
+    wire = json.loads(json.dumps(event.to_wire(), sort_keys=True))
+    return event.kind, wire, None if event.visible_to is None else sorted(event.visible_to)
+
+
+def check_event(game: str, event: Event, players: int) -> None:
+    assert isinstance(event.kind, str) and event.kind and event.to_wire()["type"] == event.kind
     if event.visible_to is not None:
         assert event.visible_to <= frozenset(range(players)), event
-    text = json.dumps(wire, sort_keys=True)
-    return event.kind, json.loads(text), None if event.visible_to is None else sorted(
-        event.visible_to)
+    conforms(game, "event", json.loads(json.dumps(event.to_wire())))
 
 
 def snapshot(engine: AnyGame, state: Any) -> str:
     return json.dumps(engine.to_json(state), sort_keys=True)
 
 
-def check_decision(engine: AnyGame, state: Any, decision: Decision, players: int) -> None:
+def check_decision(engine: AnyGame, state: Any, decision: Decision, players: int,
+                   thorough: bool) -> None:
+    """The decision and observations: JSON, and (`thorough`) as the schemas say."""
     assert engine.outcome(state) is None, "an outcome while a decision is pending"
     assert 0 <= decision.seat < players
     assert decision.kind in engine.info.decision_kinds, decision.kind
-    json.dumps(decision.to_wire())
+    wire = json.loads(json.dumps(decision.to_wire()))
+    name = engine.info.name
     for seat in range(players):
-        json.dumps(engine.observation(state, seat))
+        observation = json.loads(json.dumps(engine.observation(state, seat)))
+        if thorough and seat == decision.seat:
+            conforms(name, "observation", observation)
+    if thorough:
+        conforms(name, "decision", {"kind": wire["kind"], "context": wire.get("context", {}),
+                                    "options": wire.get("options")})
 
 
 def chosen_action(engine: AnyGame, state: Any, decision: Decision,
@@ -165,6 +181,7 @@ def chosen_action(engine: AnyGame, state: Any, decision: Decision,
     wire = json.loads(json.dumps(engine.action_to_wire(action)))
     parsed = engine.parse_action(decision, wire)
     assert engine.action_to_wire(parsed) == wire
+    conforms(engine.info.name, "action", wire)
     if decision.options is not None:
         assert wire in decision.options, (wire, decision.options)
     engine.validate(state, decision.seat, parsed)
@@ -261,6 +278,8 @@ def apply_checked(engine: AnyGame, state: Any, decision: Decision, action: Any,
     """Apply the action to the state and to its twins (clones, rebuilt states): all must
     produce the same events and the same state."""
     events = engine.apply(state, decision.seat, action)
+    for event in events:
+        check_event(engine.info.name, event, players)
     records = [event_record(e, players) for e in events]
     trace.events += records
     for twin in twins:
@@ -277,10 +296,11 @@ def play_checked(case: Case, players: int, seed: int, every: int) -> Trace:
     trace, earlier = Trace(), list[Json]()
     while (decision := engine.to_act(state)) is not None:
         assert len(trace.wires) < MAX_STEPS, "the game does not end"
-        check_decision(engine, state, decision, players)
+        sampled = len(trace.wires) % every == 0
+        check_decision(engine, state, decision, players, sampled)
         action, wire = chosen_action(engine, state, decision, policy)
         twins = []
-        if len(trace.wires) % every == 0:
+        if sampled:
             twins = [engine.clone(state), check_round_trip(engine, state, players)]
             check_options(engine, state, decision)
             trace.refusals += check_refusals(engine, state, decision, wire, earlier, players)
@@ -331,9 +351,17 @@ def check_case(case: Case, depth: Depth, counts: list[int]) -> None:
 
 
 def test_every_game_says_how_to_hide_what_a_seat_cannot_see() -> None:
-    missing = sorted(set(REGISTRY.names()) - set(HIDDEN))
+    missing = sorted(set(GAMES) - set(HIDDEN))
     assert not missing, (f"add a HIDDEN function for {missing} to this module: the "
                          "hidden-information part of the contract needs one")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_has_its_wire_schemas(game: str) -> None:
+    schemas = REGISTRY.get(game).wire_schemas()
+    assert set(schemas) == set(GAME_PARTS)
+    for part in GAME_PARTS:
+        assert validator(game, part).schema.get("description"), (game, part)
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)

@@ -54,6 +54,9 @@ def test_every_schema_is_a_valid_schema_with_descriptions() -> None:
     for name, text in generate().items():
         schema = json.loads(text)
         jsonschema.Draft202012Validator.check_schema(schema)
+        if "$defs" not in schema:  # a game's own schema (Game.wire_schemas)
+            assert schema["description"], name
+            continue
         for struct in schema["$defs"].values():
             for field, prop in struct.get("properties", {}).items():
                 assert field == "type" or "description" in prop or "$ref" in prop, (name, field)

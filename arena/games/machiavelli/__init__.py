@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from arena.core.game import Decision, GameInfo, Json, Outcome
 
-from . import rules, scoring, setup
+from . import rules, scoring, setup, wire
 from . import state as st
 from .actions import Action, Kind, parse
 from .observe import observation
@@ -114,6 +114,10 @@ class Machiavelli:
     def clone(self, state: State) -> State:
         """Return an independent copy."""
         return st.clone(state)
+
+    def wire_schemas(self) -> dict[str, Json]:
+        """Return the JSON Schemas of the observation, actions, events and decisions."""
+        return wire.schemas()
 
 
 GAME = Machiavelli()

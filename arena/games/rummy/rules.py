@@ -21,7 +21,7 @@ from arena.core.errors import ConfigError, IllegalAction, MalformedAction
 from arena.core.game import Decision, Event, GameInfo, Json, OptionSpec, Outcome
 from arena.core.options import raise_problems, resolve_options
 from arena.core.rng import new_rng
-from arena.games.rummy import scoring
+from arena.games.rummy import scoring, wire
 from arena.games.rummy.actions import (
     Draw,
     Play,
@@ -277,3 +277,7 @@ class RummyGame:
     def clone(self, state: RummyState) -> RummyState:
         """Return an independent copy."""
         return state.clone()
+
+    def wire_schemas(self) -> dict[str, Json]:
+        """Return the JSON Schemas of the observation, actions, events and decisions."""
+        return wire.schemas()
