@@ -5,8 +5,6 @@ to build/test-artifacts/. A missing browser skips, and fails when CI=true."""
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,38 +14,9 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.referee.replay import read_replay
 from arena.tournament.outputs import cross_cell
-from tests.polyglot.starters import missing
 from tests.report.test_views import observations
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "test-artifacts"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        missing("chromium is not installed (make browser installs Debian's)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing("playwright is not installed (make venv)")
-    with sync_playwright() as driver:
-        # root in a container has no user namespace for chromium's own sandbox
-        launched = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A page that fails the test on any console error or uncaught script error."""
-    opened = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    opened.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    opened.on("pageerror", lambda e: errors.append(str(e)))
-    yield opened
-    opened.close()
-    assert errors == []
 
 
 def shot(page: Any, name: str) -> None:
