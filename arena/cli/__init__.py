@@ -98,6 +98,10 @@ def _add_commands() -> None:
 
     main.add_command(doctor)
 
+    from arena.cli.ladder import ladder
+
+    main.add_command(ladder)
+
 
 _add_commands()
 logging.getLogger("arena").addHandler(logging.NullHandler())

@@ -118,6 +118,19 @@ UNSCORED = ("out", "concurrency", "name", "transport", "max_games", "sandbox", "
             "max_bots")
 """Keys that change neither the schedule nor the results: not in the fingerprint."""
 REQUIRED = ("name", "game", "bots")
+
+
+@dataclass(frozen=True, slots=True)
+class FileKind:
+    """What a file read by `parse_config` may hold: a tournament file, or a ladder's
+    `ladder.yaml` (the same keys without the bots and the schedule, plus its own)."""
+
+    keys: tuple[str, ...] = TOP_KEYS
+    required: tuple[str, ...] = REQUIRED
+    what: str = "tournament file"
+
+
+TOURNAMENT_FILE = FileKind()
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms")
 FAULT_KEYS = ("max_faults",)
 BOT_KEYS = ("name", "cmd", "cwd", "env", "restart", "network")
@@ -139,8 +152,8 @@ _RANGE = re.compile(r"^\s*(\d+)\s*(?:-|\.\.)\s*(\d+)\s*$")
 class _Problems:
     """Collects `source:line: message` strings."""
 
-    def __init__(self, source: str) -> None:
-        self.source = source
+    def __init__(self, source: str, what: str = "tournament file") -> None:
+        self.source, self.what = source, what
         self.items: list[tuple[int, str]] = []
 
     def add(self, line: int, message: str) -> None:
@@ -155,7 +168,7 @@ class _Problems:
     def raise_if_any(self) -> None:
         if self.items:
             lines = [f"{self.source}:{line}: {msg}" for line, msg in sorted(self.items)]
-            raise ConfigError(f"{len(lines)} problem(s) in tournament file {self.source}:",
+            raise ConfigError(f"{len(lines)} problem(s) in {self.what} {self.source}:",
                               lines)
 
 
@@ -189,8 +202,11 @@ def decode_utf8(data: bytes, source: str) -> str:
 
 
 def parse_config(text: str, source: str = "<string>", base: Path | None = None,
-                 registry: Registry | None = None) -> TournamentConfig:
+                 registry: Registry | None = None,
+                 kind: FileKind = TOURNAMENT_FILE) -> TournamentConfig:
     """Validate tournament YAML `text`; relative bot `cwd`s resolve against `base`.
+
+    `kind` names the keys allowed and required (a ladder's file has no bots).
 
     Raises:
         ConfigError: every problem found, each with its line.
@@ -199,7 +215,7 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None,
         from arena.games import REGISTRY
 
         registry = REGISTRY
-    problems = _Problems(source)
+    problems = _Problems(source, kind.what)
     try:
         doc, duplicates = load(text)
     except yaml.YAMLError as exc:
@@ -214,7 +230,7 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None,
         problems.add(1, "a tournament file is a mapping of keys (name, game, bots, ...)")
         problems.raise_if_any()
     assert isinstance(doc, LineDict)
-    config = _Builder(doc, problems, base or Path.cwd(), registry).build(text)
+    config = _Builder(doc, problems, base or Path.cwd(), registry, kind).build(text)
     problems.raise_if_any()
     assert config is not None
     return config
@@ -224,16 +240,17 @@ class _Builder:
     """Turns the loaded document into a config, adding problems as it goes."""
 
     def __init__(self, doc: LineDict, problems: _Problems, base: Path,
-                 registry: Registry) -> None:
+                 registry: Registry, kind: FileKind = TOURNAMENT_FILE) -> None:
         self.doc = doc
+        self.kind = kind
         self.p = problems
         self.base = base
         self.registry = registry
 
     def build(self, text: str) -> TournamentConfig | None:
         doc, p = self.doc, self.p
-        p.unknown_keys("the tournament file", doc, TOP_KEYS)
-        for key in REQUIRED:
+        p.unknown_keys(f"the {self.kind.what}", doc, self.kind.keys)
+        for key in self.kind.required:
             if key not in doc:
                 p.add(doc.line, f"missing required key {key!r}")
         name = self._name()

@@ -154,10 +154,15 @@ def _total(parts: Sequence[Block], theta: Array, n: int, prior: float,
 
 
 def fit(parts: Sequence[Block], n: int, prior: float = 1.0, tolerance: float = 1e-10,
-        max_iterations: int = 100) -> Result:
+        max_iterations: int = 100, start: Array | None = None) -> Result:
     """Maximise the (penalised) likelihood by Newton's method; return centred strengths
-    and their sandwich covariance."""
-    theta = np.zeros(n)
+    and their sandwich covariance.
+
+    `start` (the strengths of an earlier fit, e.g. before a ladder's latest games) only
+    saves iterations: the likelihood is concave, so the maximum found is the same (to
+    `tolerance`; not to the last bit, as a fit from zero is).
+    """
+    theta = np.zeros(n) if start is None else np.array(start, dtype=np.float64)
     iterations = 0
     pin = np.full((n, n), 1 / n) if not prior else 0.0  # fixes the free constant
     for iterations in range(1, max_iterations + 1):  # noqa: B007 - reported

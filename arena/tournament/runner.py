@@ -220,7 +220,7 @@ class Runner:
             seed = self.config.seed
             jobs = [j for p in plans for j in self._playable(jobs_of(p, seed, self.salt))]
             self.progress.total = len(jobs)
-            self._play(store, pool, jobs)
+            self._play(pool, jobs)
             return
         rounds = self.config.rounds or 1
         for number in range(1, rounds + 1):
@@ -228,7 +228,7 @@ class Runner:
             if number == 1:
                 self.progress.total = len(jobs_of(plan, 0, None)) * rounds
             self._record_round(store, plan)
-            self._play(store, pool, self._playable(jobs_of(plan, self.config.seed, self.salt)))
+            self._play(pool, self._playable(jobs_of(plan, self.config.seed, self.salt)))
 
     def _playable(self, jobs: list[Job]) -> list[Job]:
         """The jobs left once a withdrawn bot's unplayed games are dropped (stored ones stay)."""
@@ -256,7 +256,12 @@ class Runner:
                              "one this run computes: the database does not match this "
                              "tournament's results")
 
-    def _play(self, store: Store, pool: Pool, jobs: list[Job]) -> None:
+    def play(self, pool: Pool, jobs: list[Job]) -> None:
+        """Play `jobs` on `pool` until each is stored (the games are committed by the
+        workers); the one call through which a ladder hands its rounds to the workers."""
+        self._play(pool, jobs)
+
+    def _play(self, pool: Pool, jobs: list[Job]) -> None:
         held = {g.key for g in self.games}
         todo = [j for j in jobs if j.key not in held]
         for job in todo:

@@ -1,0 +1,305 @@
+"""`arena ladder`: a standing league (init, add, retire, list, run, standings, history)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from arena.cli.options import parse_rules, rules_option, sandbox_option
+from arena.cli.ui import console, err_console, fitted_table
+from arena.core.errors import ConfigError
+from arena.ladder import members, read
+from arena.ladder.run import Budget, LadderBusy, LadderRun, handle_signals, ladder_lock
+from arena.ladder.store import Row, Snapshot
+from arena.tournament.config import MAX_CONCURRENCY
+from arena.tournament.outputs import markdown
+from arena.tournament.runner import Progress
+
+BUSY = 75
+"""Exit status of a run that found another one playing (EX_TEMPFAIL: try again later)."""
+LADDER_DIR = click.Path(path_type=Path, exists=True, file_okay=False)
+FORMATS = click.Choice(["table", "json", "csv", "md"])
+
+
+@click.group(short_help="A standing league: bots join, update and leave while it runs.")
+def ladder() -> None:
+    """A standing league that bots join, update and leave while it keeps running.
+
+    A ladder directory holds ladder.yaml, one SQLite database, replays and logs. A
+    scheduled `arena ladder run` plays more games, chosen to learn the most; see
+    docs/ladder.md.
+    """
+
+
+@ladder.command(short_help="Create a ladder directory.")
+@click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--game", "-g", default=None, help="The game (see `arena games`).")
+@click.option("--players", "-p", type=click.IntRange(min=2), default=None,
+              help="Seats at every table (default: the game's smallest table, 2 if allowed).")
+@rules_option()
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False,
+                                                         exists=True), default=None,
+              help="Start from this ladder.yaml instead (see tournaments/ladder.example.yaml).")
+def init(directory: Path, game: str | None, players: int | None, rule_pairs: tuple[str, ...],
+         config_file: Path | None) -> None:
+    """Create a ladder in DIRECTORY for GAME (or from a ladder.yaml with --config)."""
+    if (game is None) == (config_file is None):
+        raise click.UsageError("give either --game or --config")
+    if config_file is not None and (players is not None or rule_pairs):
+        raise click.UsageError("--players and --rules go with --game; --config's file sets them")
+    text = None
+    if config_file is not None:
+        try:
+            text = config_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read {config_file}: {exc}") from None
+    path = members.init(directory, game=game, players=players, rules=parse_rules(rule_pairs),
+                        config_text=text)
+    console.print(f"Ladder created in {directory}/ (settings: {path}). Add bots with: "
+                  f"arena ladder add {directory} NAME --cmd CMD")
+
+
+@ladder.command(short_help="Register a bot, or a new version of it.")
+@click.argument("directory", type=LADDER_DIR)
+@click.argument("name")
+@click.option("--cmd", required=True, help="The command that starts the bot ({python}: "
+                                           "the interpreter running arena).")
+@click.option("--cwd", type=click.Path(path_type=Path, file_okay=False, exists=True),
+              default=None, help="The bot's folder: it runs there, and every file in it makes "
+                                 "the version hash (default: the current directory, and the "
+                                 "hash covers the files --cmd names).")
+@click.option("--version", "version", default=None,
+              help="A version label (default: a content hash of the bot's files).")
+def add(directory: Path, name: str, cmd: str, cwd: Path | None, version: str | None) -> None:
+    """Register bot NAME in the ladder in DIRECTORY, or a new version of it.
+
+    A new version becomes the active one and is scheduled first; the one it replaces
+    stops being scheduled but keeps its games and history. An unchanged bot is not
+    registered again.
+    """
+    result = members.add(directory, name, cmd, cwd=cwd, version=version)
+    entry = result.version.entry
+    if result.outcome is members.Added.UNCHANGED:
+        console.print(f"{entry} is already the active version: nothing changed")
+    elif result.outcome is members.Added.RESTORED:
+        console.print(f"{entry} is active again (replacing {result.replaced or 'nothing'})")
+    elif result.replaced:
+        console.print(f"{entry} added; it replaces {result.replaced}, which keeps its games "
+                      "and is no longer scheduled")
+    else:
+        console.print(f"{entry} added")
+
+
+@ladder.command(short_help="Stop scheduling a bot (its games and history stay).")
+@click.argument("directory", type=LADDER_DIR)
+@click.argument("name")
+def retire(directory: Path, name: str) -> None:
+    """Retire bot NAME: no more games; its games and rating history stay."""
+    version = members.retire(directory, name)
+    console.print(f"{version.entry} retired: it keeps its games and history")
+
+
+@ladder.command(name="list", short_help="List the bots and their versions.")
+@click.argument("directory", type=LADDER_DIR)
+@click.option("--all", "all_versions", is_flag=True,
+              help="Also list superseded and retired versions.")
+def list_(directory: Path, all_versions: bool) -> None:
+    """List the bots of the ladder in DIRECTORY (active versions; --all for every one)."""
+    listed = [v for v in read.versions(directory) if all_versions or v.status == "active"]
+    table = fitted_table(f"{directory}: {len(listed)} version(s)",
+                         [("bot", "left"), ("version", "left"), ("status", "left"),
+                          ("added", "left"), ("replaces", "left"), ("command", "left")])
+    for v in listed:
+        table.add_row(v.bot, v.version, v.status, _date(v.added),
+                      (v.previous or "-").partition("@")[2] or "-", " ".join(v.cmd))
+    console.print(table)
+
+
+@ladder.command(short_help="Play more games (cron-safe), then store a rating snapshot.")
+@click.argument("directory", type=LADDER_DIR)
+@click.option("--games", "-n", type=click.IntRange(min=1), default=None,
+              help="Games to play (default: one round, the file's `batch`).")
+@click.option("--minutes", "-m", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Play rounds for this long instead (the round under way finishes).")
+@click.option("--wait", is_flag=True,
+              help="If another run is playing, wait for it instead of exiting.")
+@click.option("--concurrency", "-j", type=click.IntRange(1, MAX_CONCURRENCY), default=None,
+              help="Worker processes (default: ladder.yaml's `concurrency`, else one per core).")
+@sandbox_option(default=None)
+def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
+        concurrency: int | None, sandbox: str | None) -> None:
+    """Play more games in the ladder in DIRECTORY and exit; meant for cron or a timer.
+
+    A second run while one plays exits at once with status 75 (or waits with --wait). A
+    run stopped at any point (even SIGKILL) keeps every stored game; the next run
+    finishes the round it left and goes on.
+    """
+    if games is not None and minutes is not None:
+        raise click.UsageError("give --games or --minutes, not both")
+    handle_signals()
+    lines = _Lines()
+    try:
+        with ladder_lock(directory, wait, on_wait=lambda line: click.echo(line, err=True)):
+            job = LadderRun(directory, Budget(games, minutes), concurrency=concurrency,
+                            on_progress=lines.update, sandbox=sandbox)
+            if games is None and minutes is None:
+                job.budget = Budget(games=job.config.batch)
+            if (note := job.isolation_note()) is not None:
+                err_console.print(f"[bold yellow]{note}[/]")
+            result = job.run()
+    except LadderBusy as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(BUSY)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: {lines.done} game(s) of this run are stored; the next run "
+                   "finishes the round it left", err=True)
+        sys.exit(130)
+    for line in result.skipped:
+        err_console.print(f"[yellow]warning: {line}[/]")
+    resumed = f" ({result.resumed} finishing a stopped run's round)" if result.resumed else ""
+    console.print(f"run {result.run}: {result.played} game(s) played{resumed}; "
+                  f"{result.stored} in the ladder")
+    _print_standings(directory, "table", all_versions=False, limit=10)
+
+
+class _Lines:
+    """One plain line per stored game."""
+
+    def __init__(self) -> None:
+        self.done = 0
+
+    def update(self, state: Progress) -> None:
+        if state.done == self.done or state.last is None:
+            return
+        self.done = state.done
+        record = state.last
+        order = ", ".join(f"{s.placing} {s.bot}" for s in sorted(record.seats,
+                                                                key=lambda s: s.placing))
+        total = f"/{state.total}" if state.total else ""
+        label = Path(record.replay).stem if record.replay else "game"
+        click.echo(f"[{state.done}{total}] {label}: {order} | faults {state.faults}, "
+                   f"timeouts {state.timeouts}, forfeits {state.crashes}")
+
+
+@ladder.command(short_help="Print the ladder's table.")
+@click.argument("directory", type=LADDER_DIR)
+@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
+              help="Output format (md: a Markdown table).")
+@click.option("--all", "all_versions", is_flag=True,
+              help="Also show superseded and retired versions.")
+def standings(directory: Path, fmt: str, all_versions: bool) -> None:
+    """Print the table of the ladder in DIRECTORY: rating with its 95% interval (the batch
+    fit), games, win rate, mean placing, faults, last game and the trend since the
+    previous run."""
+    _print_standings(directory, fmt, all_versions)
+
+
+COLUMNS = ("rank", "bot", "version", "status", "rating", "interval", "games", "win_rate",
+           "mean_placing", "faults", "timeouts", "forfeits", "last_played", "trend")
+
+
+def _print_standings(directory: Path, fmt: str, all_versions: bool,
+                     limit: int | None = None) -> None:
+    table = read.standings(directory, all_versions)
+    rows = list(table.rows)
+    if fmt == "json":
+        click.echo(json.dumps({"games": table.games, "rated": table.rated, "runs": table.runs,
+                               "standings": [r.to_json() for r in rows]}, indent=1))
+    elif fmt == "csv":
+        click.echo(_csv([r.to_json() for r in rows], COLUMNS), nl=False)
+    else:
+        text = [_cells(r) for r in rows[:limit]]
+        header = ["#", "bot", "rating ±95%", "games", "win%", "place", "F/T/C", "last game",
+                  "trend"]
+        if fmt == "md":
+            click.echo(markdown([header, *text], [h not in ("bot", "last game")
+                                                  for h in header]), nl=False)
+            return
+        out = fitted_table(f"{directory}: {table.games} games, {table.runs} run(s)",
+                           [(h, "left" if h in ("bot", "last game") else "right")
+                            for h in header],
+                           caption="bot@version; place: mean placing; F/T/C: faults, "
+                                   "timeouts, forfeits; trend: since the previous run")
+        for cells in text:
+            out.add_row(*cells)
+        console.print(out)
+
+
+def _cells(row: Row) -> list[str]:
+    rating = "-" if row.rating is None else (
+        f"{row.rating:.0f} ± {row.interval:.0f}" if row.interval is not None
+        else f"{row.rating:.0f}")
+    return [str(row.rank), f"{row.bot}@{row.version}", rating, str(row.games),
+            "-" if row.win_rate is None else f"{row.win_rate:.0%}",
+            "-" if row.mean_placing is None else f"{row.mean_placing:.2f}",
+            f"{row.faults}/{row.timeouts}/{row.forfeits}", _date(row.last_played, short=True),
+            "-" if row.trend is None else f"{row.trend:+.0f}"]
+
+
+@ladder.command(short_help="Print each bot's rating after every run.")
+@click.argument("directory", type=LADDER_DIR)
+@click.argument("name", required=False)
+@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
+              help="Output format (json: the points of the rating-history plot).")
+def history(directory: Path, name: str | None, fmt: str) -> None:
+    """Print the rating of every version (of bot NAME) after each run of the ladder in
+    DIRECTORY, oldest first."""
+    points = read.history(directory, name)
+    if name is not None and not points and not any(v.bot == name
+                                                   for v in read.versions(directory)):
+        raise ConfigError(f"{name!r} is not a bot of this ladder")
+    data = [_point(p) for p in points]
+    if fmt == "json":
+        click.echo(json.dumps({"history": data}, indent=1))
+    elif fmt == "csv":
+        click.echo(_csv(data, ("run", "taken", "bot", "version", "rating", "interval",
+                               "games")), nl=False)
+    else:
+        header = ["run", "date", "bot", "version", "rating ±95%", "games"]
+        text = [[str(p.run), _date(p.taken), p.bot, p.version, _rating(p), str(p.games)]
+                for p in points]
+        if fmt == "md":
+            click.echo(markdown([header, *text], [h in ("run", "games") for h in header]),
+                       nl=False)
+            return
+        out = fitted_table(f"{directory}: rating history", [
+            (h, "right" if h in ("run", "rating ±95%", "games") else "left") for h in header])
+        for cells in text:
+            out.add_row(*cells)
+        console.print(out)
+
+
+def _point(p: Snapshot) -> dict[str, object]:
+    return {"run": p.run, "taken": round(p.taken, 3), "bot": p.bot, "version": p.version,
+            "rating": None if p.rating is None else round(p.rating, 1),
+            "interval": None if p.interval is None else round(p.interval, 1),
+            "games": p.games}
+
+
+def _rating(p: Snapshot) -> str:
+    if p.rating is None:
+        return "-"
+    return f"{p.rating:.0f}" + (f" ± {p.interval:.0f}" if p.interval is not None else "")
+
+
+def _csv(rows: Sequence[dict[str, object]], columns: Sequence[str]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(columns), extrasaction="ignore",
+                            lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def _date(stamp: float | None, short: bool = False) -> str:
+    if stamp is None:
+        return "-"
+    return time.strftime("%m-%d %H:%M" if short else "%Y-%m-%d %H:%M", time.localtime(stamp))
+

@@ -1,0 +1,329 @@
+"""`arena ladder run`: play more games, cron-safe, and leave a rating snapshot.
+
+One run at a time: the run holds an exclusive `flock` on DIR/ladder.lock, which the kernel
+releases however the process ends (SIGKILL included); a second run exits at once
+(`LadderBusy`) or, with `wait`, blocks until the first is done. Each worker process holds
+a shared lock on DIR/workers.lock for its life and is sent SIGTERM if the run dies
+(`PR_SET_PDEATHSIG`), so the next run first waits until no worker of a killed run is left.
+
+A run plays rounds: a round is `batch` tables planned at once by `matchmaking` from the
+beliefs after the previous round, recorded before its games start, played by the
+tournament layer's workers (`Runner.play`: the one call that hands games to workers), and
+absorbed into the beliefs once all its games are stored. A round cut short by a killed
+run is finished first by the next run (the same games, seeds and seats; entries no longer
+active are dropped). After the last round the batch fit's table is stored as the run's
+snapshot (`arena ladder history`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import fcntl
+import functools
+import json
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import IO, Any
+
+from arena.core.errors import ArenaError, ConfigError
+from arena.core.record import GameRecord
+from arena.ladder import rating
+from arena.ladder.config import LadderConfig, expand_cmd, load_ladder
+from arena.ladder.matchmaking import Entrant, plan_round
+from arena.ladder.read import compute_table
+from arena.ladder.store import LadderStore, Version
+from arena.referee.sandbox import SandboxMode, SandboxPolicy
+from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
+from arena.tournament.config import TournamentConfig, preflight
+from arena.tournament.pairing import RoundPlan, Table
+from arena.tournament.runner import (
+    Job,
+    Progress,
+    RefereeFactory,
+    RefereeLike,
+    Runner,
+    isolation_warning,
+)
+from arena.tournament.secret import game_seed, read_salt
+from arena.tournament.store import GameKey
+from arena.tournament.workers import Pool
+
+log = logging.getLogger(__name__)
+
+LOCK_NAME, WORKERS_LOCK = "ladder.lock", "workers.lock"
+PR_SET_PDEATHSIG = 1
+
+
+class LadderBusy(ArenaError):
+    """Another `arena ladder run` holds the ladder."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """What one run did."""
+
+    run: int
+    played: int
+    """Games played and stored by this run."""
+    resumed: int
+    """Of those, games of a round that a killed run had left unfinished."""
+    stored: int
+    """Games in the ladder after the run."""
+    skipped: tuple[str, ...] = ()
+    """One line per active version left out of this run (its command is missing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """When a run stops planning rounds: after `games`, or once `minutes` have passed."""
+
+    games: int | None = None
+    minutes: float | None = None
+
+    def left(self, played: int, started: float) -> int:
+        """How many more games may be planned now."""
+        if self.minutes is not None and time.monotonic() - started >= self.minutes * 60:
+            return 0
+        return self.games - played if self.games is not None else 1 << 30
+
+
+@contextlib.contextmanager
+def ladder_lock(directory: Path, wait: bool,
+                on_wait: Callable[[str], None] = lambda line: None) -> Iterator[None]:
+    """Hold the ladder's run lock; with `wait`, block until the run holding it ends.
+
+    Raises:
+        LadderBusy: another run holds it and `wait` is False.
+    """
+    handle = open(directory / LOCK_NAME, "a+")  # noqa: SIM115 - held for the run
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(handle)
+            if not wait:
+                raise LadderBusy(f"another `arena ladder run` is playing in {directory} "
+                                 f"({holder}); this run exits without playing (add --wait "
+                                 "to wait for it)") from None
+            on_wait(f"waiting for the run in progress in {directory} ({holder}) to finish")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(json.dumps({"pid": os.getpid(), "since": time.time()}))
+        handle.flush()
+        _wait_for_orphans(directory, on_wait)
+        yield
+    finally:
+        handle.close()
+
+
+def _holder(handle: IO[str]) -> str:
+    handle.seek(0)
+    try:
+        data = json.loads(handle.read() or "{}")
+        since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(data["since"])))
+        return f"pid {int(data['pid'])}, since {since}"
+    except (ValueError, KeyError, TypeError):
+        return "pid unknown"
+
+
+def _wait_for_orphans(directory: Path, on_wait: Callable[[str], None]) -> None:
+    """Block until no worker of an earlier (killed) run is alive."""
+    with open(directory / WORKERS_LOCK, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            on_wait("waiting for the workers of a stopped run to exit")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+
+
+class WorkerReferee:
+    """The referee factory of a ladder's workers: in the worker process, take the shared
+    workers lock and ask for SIGTERM when the run dies, then build the real referee."""
+
+    def __init__(self, directory: Path, make: RefereeFactory) -> None:
+        self.directory, self.make = directory, make
+
+    def __call__(self, bots: Sequence[BotSpec], time_control: TimeControl,
+                 faults: FaultPolicy, workdir: Path) -> RefereeLike:
+        parent = os.getppid()
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the run died before the request took effect
+            raise SystemExit(0)
+        held = open(self.directory / WORKERS_LOCK, "a")  # noqa: SIM115 - for the worker's life
+        fcntl.flock(held, fcntl.LOCK_SH)
+        _HELD.append(held)
+        return self.make(bots, time_control, faults, workdir)
+
+
+_HELD: list[IO[str]] = []
+"""The workers lock, held open in a worker process until it exits."""
+
+
+class LadderRun:
+    """One run over one ladder directory (the caller holds `ladder_lock`)."""
+
+    def __init__(self, directory: Path, budget: Budget, *, concurrency: int | None = None,
+                 referee: RefereeFactory | None = None,
+                 on_progress: Callable[[Progress], None] | None = None,
+                 sandbox: str | None = None) -> None:
+        """`sandbox` (auto, bwrap, none) overrides ladder.yaml's."""
+        self.directory, self.budget = directory, budget
+        self.config: LadderConfig = load_ladder(directory)
+        if sandbox is not None:
+            base = self.config.base
+            policy = SandboxPolicy(SandboxMode(sandbox), base.sandbox.limits)
+            self.config = replace(self.config, base=replace(base, sandbox=policy))
+        self.concurrency, self.referee, self.on_progress = concurrency, referee, on_progress
+        self.played = self.resumed = 0
+
+    def isolation_note(self) -> str | None:
+        """The loud line to print when bots will run without a sandbox (None: they won't).
+
+        Raises:
+            ConfigError: `sandbox: bwrap` where bubblewrap does not work.
+        """
+        return isolation_warning(self.config.base)
+
+    def run(self) -> RunResult:
+        """Play the budget's games; store the snapshot.
+
+        Raises:
+            ConfigError: fewer playable active bots than seats.
+            StoreError: the database is damaged or not a ladder's.
+        """
+        store = LadderStore.open(self.directory)
+        try:
+            return self._run(store)
+        finally:
+            store.close()
+
+    def _run(self, store: LadderStore) -> RunResult:
+        started = time.monotonic()
+        versions, skipped = _playable(store.active(), self.config, self.directory)
+        if len(versions) < self.config.seats:
+            raise ConfigError(f"{len(versions)} active bot(s) can play in {self.directory}; a "
+                              f"table needs {self.config.seats}: add bots with `arena ladder "
+                              "add`" + "".join(f"\n{line}" for line in skipped))
+        tournament = self.config.tournament([_spec(v) for v in versions], self.directory,
+                                            store.fingerprint)
+        salt = read_salt(self.directory)
+        runner = self._runner(tournament)
+        number = store.start_run(os.getpid())
+        with Pool(runner, functools.partial(_stored, store)) as pool:
+            runner.progress.total = self.budget.games or 0
+            self._rounds(runner, store, pool, versions, salt, started)
+        return self._finish(store, number, tuple(skipped))
+
+    def _rounds(self, runner: Runner, store: LadderStore, pool: Pool,
+                versions: Sequence[Version], salt: str, started: float) -> None:
+        """Finish a killed run's round, then plan and play rounds while the budget lasts."""
+        pending = self._pending(store, {v.entry for v in versions})
+        if pending:
+            complete = self._play(runner, store, pool, pending, salt,
+                                  self.budget.left(0, started))
+            self.resumed = self.played
+            if not complete:
+                return
+        while (left := self.budget.left(self.played, started)) > 0:
+            plan = self._plan(store, versions, min(left, self.config.batch))
+            store.store.add_round(plan)
+            self._play(runner, store, pool, plan, salt, left)
+
+    def _finish(self, store: LadderStore, number: int,
+                skipped: tuple[str, ...] = ()) -> RunResult:
+        """Store the run's snapshot: the batch fit's table after its games."""
+        stored = store.game_count()
+        table, rated = compute_table(store, self.config.window)
+        store.finish_run(number, self.played, table, stored, rated)
+        return RunResult(number, self.played, self.resumed, stored, skipped)
+
+    def _runner(self, tournament: TournamentConfig) -> Runner:
+        base = self.referee
+        if base is None:
+            base = Runner(tournament, self.directory).referee
+        return Runner(tournament, self.directory, concurrency=self.concurrency,
+                      referee=WorkerReferee(self.directory, base),
+                      on_progress=self.on_progress)
+
+    def _pending(self, store: LadderStore, entries: set[str]) -> RoundPlan | None:
+        """The unfinished last round of a killed run, without its games that can no longer
+        be played (an entry left); None when every round is complete and absorbed."""
+        through, _ = store.beliefs()
+        last = store.last_round()
+        if last <= through:
+            return None
+        plan = store.round(last)
+        tables = tuple(t for t in plan.tables if entries.issuperset(t.seatings[0]))
+        return RoundPlan(plan.round, tables)
+
+    def _plan(self, store: LadderStore, versions: Sequence[Version], tables: int) -> RoundPlan:
+        _, beliefs = store.beliefs()
+        size = self.config.seats
+        entrants = [Entrant(v.entry, b.mu, b.sigma, b.games, b.seats)
+                    for v in versions for b in [beliefs.get(v.entry) or rating.fresh(size)]]
+        number = store.last_round() + 1
+        seatings = plan_round(entrants, tables, size, self.config.explore,
+                              self.config.base.seed, number)
+        return RoundPlan(number, tuple(Table(i, (s,)) for i, s in enumerate(seatings)))
+
+    def _play(self, runner: Runner, store: LadderStore, pool: Pool, plan: RoundPlan,
+              salt: str, limit: int) -> bool:
+        """Play the round's games not yet stored (at most `limit`); absorb the round once
+        they are all stored, and say whether they are."""
+        held = store.keys_of(plan.round)
+        missing = [Job(key, t.seatings[0], game_seed(self.config.base.seed, salt, key))
+                   for t in plan.tables for key in [GameKey(plan.round, t.index, 0)]
+                   if key not in held]
+        jobs = missing[:limit]
+        runner.play(pool, jobs)
+        self.played += len(jobs)
+        if len(jobs) < len(missing):
+            return False
+        self._absorb(store, plan.round)
+        return True
+
+    def _absorb(self, store: LadderStore, number: int) -> None:
+        """Add every stored game up to round `number` to the beliefs (in key order)."""
+        through, beliefs = store.beliefs()
+        games = store.seatings_after(through)
+        store.save_beliefs(number, rating.absorb(beliefs, games, self.config.seats))
+
+
+def _spec(version: Version) -> BotSpec:
+    return BotSpec(version.entry, expand_cmd(version.cmd), version.cwd, version.env)
+
+
+def _playable(active: Sequence[Version], config: LadderConfig,
+              directory: Path) -> tuple[list[Version], list[str]]:
+    """The active versions whose command exists, and a line for each one that does not
+    (one member's broken bot does not stop the ladder)."""
+    playable, skipped = [], []
+    for version in active:
+        single = config.tournament([_spec(version)], directory, "")
+        try:
+            preflight(single)
+        except ConfigError as exc:
+            reason = "; ".join(p.split(": ", 1)[-1] for p in exc.problems)
+            skipped.append(f"{version.entry} is not scheduled in this run: {reason}")
+            continue
+        playable.append(version)
+    return playable, skipped
+
+
+def _stored(store: LadderStore, key: GameKey) -> GameRecord | None:
+    return store.record(key)
+
+
+def handle_signals() -> Any:
+    """Turn SIGTERM (systemd stopping the service) into a clean stop of the run."""
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+    return signal.signal(signal.SIGTERM, stop)
