@@ -5,10 +5,11 @@ Table by table:
   once), then the widest belief (sigma), each table already planned for it this round
   counting as more knowledge;
 - its opponents are, with probability `explore`, drawn uniformly from the whole field
-  (so every part of the field stays linked to every other); else the entries closest to
-  it by a draw from each belief (Thompson sampling: a close, uncertain opponent is as
-  likely as a known one that is close, and far ones are drawn when beliefs are wide), a
-  table planned this round counting against an entry;
+  (so every part of the field stays linked to every other); else those whose order
+  against the focus the beliefs are least sure of (`unsettled`: close ratings, or wide
+  beliefs), each table already planned this round dividing an entry's claim: a game
+  between bots whose order is settled teaches nothing (in a simulated 30-bot ladder this
+  halves the rank error of uniform random tables: docs/ladder.md);
 - seats go to whoever held them least (exactly for up to `EXACT_SEATS` seats, greedily
   beyond).
 
@@ -31,9 +32,8 @@ from arena.core.rng import derive_seed
 
 EXACT_SEATS = 6
 """Up to this many seats the seating is the best of every permutation (720 at 6)."""
-PLANNED_COST = 1.0
-"""How far (in belief units, beta is 4.2) a table already planned this round moves an
-entry away, spreading a round's tables over the field."""
+JITTER = 0.05
+"""A seeded draw (up to 5%) that varies the opponents among nearly equal choices."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +90,18 @@ def _focus(entrants: Sequence[Entrant], planned: Counter[str], seed: int) -> Ent
     return min(entrants, key=key)
 
 
+def unsettled(a: Entrant, b: Entrant) -> float:
+    """How unsure the beliefs are of which of `a` and `b` is stronger: 1 when their means
+    are equal, towards 0 as the gap grows past their combined sigma (two normal tails)."""
+    spread = math.sqrt(a.sigma ** 2 + b.sigma ** 2) or 1e-9
+    return math.erfc(abs(a.mu - b.mu) / spread / math.sqrt(2))
+
+
 def _closest(focus: Entrant, others: Sequence[Entrant], count: int, planned: Counter[str],
              rng: random.Random) -> list[Entrant]:
-    target = rng.gauss(focus.mu, focus.sigma)
-    distance = {e.entry: abs(rng.gauss(e.mu, e.sigma) - target)
-                + PLANNED_COST * planned[e.entry] for e in others}
-    return sorted(others, key=lambda e: (distance[e.entry], e.entry))[:count]
+    value = {e.entry: unsettled(focus, e) * (1 + JITTER * rng.random()) / (1 + planned[e.entry])
+             for e in others}
+    return sorted(others, key=lambda e: (-value[e.entry], e.entry))[:count]
 
 
 def _seat(members: Sequence[str], held: Mapping[str, Sequence[int]],

@@ -1,0 +1,98 @@
+"""`arena ladder` through click: the commands, their formats and their one-line errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.cli.ladder import BUSY
+from arena.ladder.run import ladder_lock
+from tests.ladder.conftest import MakeLadder, play
+
+
+def test_init_add_list_and_retire(runner: CliRunner, tmp_path: Path) -> None:
+    directory = tmp_path / "club"
+    result = runner.invoke(main, ["ladder", "init", str(directory), "--game", "machiavelli",
+                                  "--players", "4", "-r", "max_rounds=40"])
+    assert result.exit_code == 0, result.output
+    assert "players_per_game: 4" in (directory / "ladder.yaml").read_text()
+    for name in ("ann", "bob"):
+        result = runner.invoke(main, ["ladder", "add", str(directory), name, "--cmd",
+                                      "builtin:random"])
+        assert result.exit_code == 0 and " added" in result.output, result.output
+    again = runner.invoke(main, ["ladder", "add", str(directory), "ann", "--cmd",
+                                 "builtin:random"])
+    assert "nothing changed" in again.output
+    newer = runner.invoke(main, ["ladder", "add", str(directory), "ann", "--cmd",
+                                 "builtin:default"])
+    assert "replaces ann@" in newer.output
+    assert runner.invoke(main, ["ladder", "retire", str(directory), "bob"]).exit_code == 0
+    listed = runner.invoke(main, ["ladder", "list", str(directory), "--all"]).output
+    assert "superseded" in listed and "retired" in listed and "builtin:default" in listed
+
+
+def test_standings_and_history_in_every_format(runner: CliRunner,
+                                               make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=3)
+    play(directory, 6)
+    table = runner.invoke(main, ["ladder", "standings", str(directory)])
+    assert table.exit_code == 0 and "bot2@v1" in table.output, table.output
+    data = json.loads(runner.invoke(main, ["ladder", "standings", str(directory),
+                                           "--format", "json"]).output)
+    assert data["games"] == 6 and len(data["standings"]) == 3
+    assert set(data["standings"][0]) >= {"rank", "bot", "version", "rating", "interval",
+                                         "games", "win_rate", "mean_placing", "faults",
+                                         "last_played", "trend"}
+    rows = list(csv.DictReader(io.StringIO(runner.invoke(
+        main, ["ladder", "standings", str(directory), "--format", "csv"]).output)))
+    assert [int(r["rank"]) for r in rows] == [1, 2, 3]
+    md = runner.invoke(main, ["ladder", "standings", str(directory), "--format", "md"]).output
+    assert md.startswith("| # | bot |")
+    history = json.loads(runner.invoke(main, ["ladder", "history", str(directory), "bot1",
+                                              "--format", "json"]).output)["history"]
+    assert [(p["run"], p["bot"], p["games"]) for p in history] == [
+        (1, "bot1", data["standings"][[r["bot"] for r in data["standings"]].index("bot1")]
+         ["games"])]
+    unknown = runner.invoke(main, ["ladder", "history", str(directory), "nobody"])
+    assert unknown.exit_code == 1 and "'nobody' is not a bot" in unknown.output
+
+
+def test_a_directory_that_is_not_a_ladder_is_one_line(runner: CliRunner,
+                                                      tmp_path: Path) -> None:
+    for command in ("standings", "run", "list", "history"):
+        result = runner.invoke(main, ["ladder", command, str(tmp_path)])
+        assert result.exit_code == 1, (command, result.output)
+        assert "Traceback" not in result.output
+        assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_a_damaged_database_is_one_line(runner: CliRunner, make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=2)
+    (directory / "results.sqlite").write_bytes(b"not a database at all" * 100)
+    for name in ("results.sqlite-wal", "results.sqlite-shm"):
+        (directory / name).unlink(missing_ok=True)
+    result = runner.invoke(main, ["ladder", "standings", str(directory)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "results.sqlite" in result.output
+
+
+def test_a_run_while_another_holds_the_ladder_exits_75(runner: CliRunner,
+                                                       make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=2)
+    with ladder_lock(directory, wait=False):
+        result = runner.invoke(main, ["ladder", "run", str(directory), "--games", "1"])
+    assert result.exit_code == BUSY
+    assert "another `arena ladder run` is playing" in result.output
+    assert "--wait" in result.output
+
+
+def test_games_and_minutes_together_are_a_usage_error(runner: CliRunner,
+                                                      make_ladder: MakeLadder) -> None:
+    result = runner.invoke(main, ["ladder", "run", str(make_ladder(bots=2)), "--games", "1",
+                                  "--minutes", "1"])
+    assert result.exit_code == 2

@@ -1,0 +1,139 @@
+"""Ladder runs with worker processes and the fake referee: games, snapshots, a new version
+scheduled first, the same choices from the same stored games, a cut round finished."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from arena.core.errors import ConfigError
+from arena.ladder import members, read
+from arena.ladder.run import Budget, LadderBusy, LadderRun, ladder_lock
+from arena.ladder.store import LadderStore
+from arena.tournament.secret import SALT_NAME
+from tests.ladder.conftest import MakeLadder, play
+from tests.tournament.fakes import FakeReferee
+
+
+def seatings(directory: Path) -> list[tuple[int, int, list[str]]]:
+    """(round, table, entries by seat) of every stored game, in key order."""
+    with closing(sqlite3.connect(directory / "results.sqlite")) as db:
+        rows = db.execute("SELECT round, tbl, bot FROM seats ORDER BY round, tbl, seat")
+        out: dict[tuple[int, int], list[str]] = {}
+        for r, t, bot in rows:
+            out.setdefault((r, t), []).append(bot)
+    return [(r, t, bots) for (r, t), bots in out.items()]
+
+
+def test_a_run_plays_its_games_in_rounds_and_stores_a_snapshot(
+        make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=4, batch=4)
+    result = play(directory, 10)
+    assert (result.played, result.stored, result.resumed) == (10, 10, 0)
+    assert sorted({r for r, _, _ in seatings(directory)}) == [1, 2, 3]
+    table = read.standings(directory)
+    assert (table.games, table.rated, table.runs) == (10, 10, 1)
+    assert sum(r.games for r in table.rows) == 20
+    assert all(r.rating is not None and r.interval is not None for r in table.rows)
+    assert [r.rank for r in table.rows] == [1, 2, 3, 4]
+    ratings = [r.rating or 0.0 for r in table.rows]
+    assert ratings == sorted(ratings, reverse=True)
+    points = read.history(directory)
+    assert {(p.run, p.bot) for p in points} == {(1, f"bot{i}") for i in range(4)}
+    assert len(list((directory / "replays").iterdir())) == 10
+
+
+def test_the_trend_is_the_change_since_the_previous_run(make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=3)
+    play(directory, 6)
+    before = {r.bot: r.rating for r in read.standings(directory).rows}
+    play(directory, 6)
+    after = read.standings(directory)
+    assert after.runs == 2
+    for row in after.rows:
+        assert row.trend == pytest.approx((row.rating or 0) - (before[row.bot] or 0))
+
+
+def test_a_new_version_plays_first_its_predecessor_stops_and_history_stays(
+        make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=4, batch=2)
+    play(directory, 8)
+    members.add(directory, "bot1", "builtin:random", version="v2", env={"STRENGTH": "9"})
+    assert members.add(directory, "bot1", "builtin:random", version="v2").outcome.value == \
+        "unchanged"
+    play(directory, 6)
+    later = [(r, t, bots) for r, t, bots in seatings(directory) if r > 4]
+    assert "bot1@v2" in later[0][2], later
+    assert not any("bot1@v1" in bots for _, _, bots in later)
+    every = {f"{r.bot}@{r.version}": r for r in read.standings(directory, all_versions=True).rows}
+    assert every["bot1@v1"].status == "superseded" and every["bot1@v1"].games > 0
+    assert "bot1@v1" not in {f"{r.bot}@{r.version}" for r in read.standings(directory).rows}
+    runs = {(p.run, p.version) for p in read.history(directory, "bot1")}
+    assert runs == {(1, "v1"), (2, "v1"), (2, "v2")}
+
+
+def test_the_same_stored_games_and_seed_make_the_same_choices(
+        tmp_path: Path, make_ladder: MakeLadder) -> None:
+    first = make_ladder(bots=5, name="a")
+    second = make_ladder(bots=5, name="b")
+    shutil.copy(first / SALT_NAME, second / SALT_NAME)
+    for directory in (first, second):
+        play(directory, 5)
+        play(directory, 3)
+    assert seatings(first) == seatings(second)
+    assert [r for r, t, _ in seatings(first) if t == 0] == [1, 2, 3]
+
+
+def test_a_round_cut_by_a_killed_run_is_finished_first(make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=5, batch=4)
+    play(directory, 4)
+    job = LadderRun(directory, Budget(games=0), concurrency=1, referee=FakeReferee)
+    store = LadderStore.open(directory)
+    try:  # what a run killed before any game of its round 2 leaves behind
+        plan = job._plan(store, store.active(), 4)
+        store.store.add_round(plan)
+    finally:
+        store.close()
+    cut = play(directory, 3)
+    assert (cut.played, cut.resumed) == (3, 3)
+    assert [t for r, t, _ in seatings(directory) if r == 2] == [0, 1, 2]
+    members.retire(directory, plan.tables[3].seatings[0][0].split("@")[0])
+    rest = play(directory, 2)
+    assert (rest.played, rest.resumed) == (2, 0), "the retired bot's table is dropped"
+    assert [t for r, t, _ in seatings(directory) if r == 2] == [0, 1, 2]
+    assert {r for r, _, _ in seatings(directory)} == {1, 2, 3}
+
+
+def test_a_second_run_is_refused_while_one_holds_the_ladder(make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=2)
+    with ladder_lock(directory, wait=False):
+        with pytest.raises(LadderBusy, match=r"another `arena ladder run` is playing .*pid "):
+            with ladder_lock(directory, wait=False):
+                pass
+    with ladder_lock(directory, wait=False):
+        pass
+
+
+def test_too_few_bots_is_one_clear_error(make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=1)
+    with pytest.raises(ConfigError, match="1 active bot.* a table needs 2"):
+        play(directory, 1)
+
+
+def test_a_bot_whose_command_is_gone_is_left_out_with_a_line(
+        tmp_path: Path, make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=2)
+    script = tmp_path / "gone.py"
+    script.write_text("")
+    members.add(directory, "gone", f"python3 {script}")
+    script.unlink()
+    result = play(directory, 2)
+    assert result.played == 2
+    assert len(result.skipped) == 1 and "gone@" in result.skipped[0]
+    assert "not found" in result.skipped[0]
+    assert json.dumps(seatings(directory)).count("gone@") == 0
