@@ -26,6 +26,7 @@ class Kind(StrEnum):
     KEEP_CARD = "keep_card"
     EXCHANGE_CARDS = "exchange_cards"
     THIEVES_DEN = "thieves_den"
+    GRAVEYARD = "graveyard"
 
 
 class ActionType(StrEnum):
@@ -70,6 +71,7 @@ ALLOWED: dict[Kind, frozenset[ActionType]] = {
     Kind.KEEP_CARD: frozenset({T.KEEP_CARD}),
     Kind.EXCHANGE_CARDS: frozenset({T.DISCARD_CARD, T.DONE}),
     Kind.THIEVES_DEN: frozenset({T.PAY_CARD, T.DONE}),
+    Kind.GRAVEYARD: frozenset({T.KEEP_CARD, T.DONE}),
     Kind.TURN: frozenset({
         T.GATHER_GOLD, T.GATHER_CARDS, T.BUILD, T.PAY_WITH_CARDS, T.COLLECT_INCOME, T.KILL,
         T.ROB, T.SWAP_HANDS, T.EXCHANGE_CARDS, T.DESTROY, T.BEAUTIFY, T.TAKE_TAX,

@@ -158,7 +158,18 @@ UNIQUE: tuple[District, ...] = (
 )
 """The 30 unique districts of the revised edition (REFERENCE §1.11.2)."""
 
-DISTRICTS: dict[str, District] = {d.id: d for d in (*BASIC, *UNIQUE)}
+CLASSIC_UNIQUE: tuple[District, ...] = (
+    _d("Haunted City", _U, 2), _d("Keep", _U, 3, 2), _d("Laboratory", _U, 5),
+    _d("Smithy", _U, 5), _d("Observatory", _U, 5), _d("Graveyard", _U, 5),
+    _d("Library", _U, 6), _d("School of Magic", _U, 6), _d("University", _U, 6, bonus=2),
+    _d("Dragon Gate", _U, 6, bonus=2), _d("Great Wall", _U, 6),
+)
+"""The classic purple districts as printed (REFERENCE §1.11.3): the Dutch 2000 deck has the
+first ten (the Keep twice), the English 2002 deck adds the Great Wall. Where an id is also a
+revised card, the revised record wins in `DISTRICTS`; `CLASSIC_COST` has the classic costs."""
+
+# the classic cards first: a revised card of the same id replaces its record
+DISTRICTS: dict[str, District] = {d.id: d for d in (*CLASSIC_UNIQUE, *BASIC, *UNIQUE)}
 FIRST_GAME: tuple[str, ...] = (
     "dragon_gate", "factory", "haunted_quarter", "imperial_treasury", "keep", "laboratory",
     "library", "map_room", "quarry", "school_of_magic", "smithy", "statue", "thieves_den",
@@ -209,7 +220,11 @@ IMPERIAL_TREASURY, KEEP, LABORATORY, LIBRARY = "imperial_treasury", "keep", "lab
 MAP_ROOM, QUARRY, SCHOOL_OF_MAGIC, SMITHY = "map_room", "quarry", "school_of_magic", "smithy"
 STATUE, THIEVES_DEN, WISHING_WELL = "statue", "thieves_den", "wishing_well"
 
+GRAVEYARD, HAUNTED_CITY, UNIVERSITY = "graveyard", "haunted_city", "university"  # classic
+
 COST: dict[str, int] = {d.id: d.cost for d in DISTRICTS.values()}
+CLASSIC_COST: dict[str, int] = COST | {d.id: d.cost for d in CLASSIC_UNIQUE}
+"""Build costs (and score values before bonuses) in the classic edition."""
 TYPE: dict[str, DistrictType] = {d.id: d.type for d in DISTRICTS.values()}
 
 

@@ -9,6 +9,7 @@ from arena.core.game import Event
 
 from .actions import Action, ActionTable, ActionType, Kind
 from .cards import NAMES, Character
+from .editions import edition_of
 from .events import private, public
 from .state import Phase, State
 
@@ -29,9 +30,16 @@ _STEPS: dict[int, tuple[tuple[int, str], ...]] = {
 for _players in range(4, 9):
     _STEPS[_players] = tuple((offset, PICK) for offset in range(_players))
 
+_CLASSIC_THREE = ((0, PICK), (1, PICK), (2, PICK), (0, PICK), (1, PICK), (2, PICK))
+"""Classic 3 players (REFERENCE §1.3.3): the 7 cards go round twice; the last one left is
+discarded face down by the draft's end."""
 
-def steps(players: int) -> tuple[tuple[int, str], ...]:
+
+def steps(state: State) -> tuple[tuple[int, str], ...]:
     """Return the draft script: one (seat offset from the crown, operation) per step."""
+    players = state.players
+    if players == 3 and not edition_of(state.rules).three_player_random_discard:
+        return _CLASSIC_THREE
     return _STEPS[players]
 
 
@@ -73,7 +81,7 @@ def start_round(state: State, events: list[Event]) -> None:
 
 def advance(state: State, events: list[Event]) -> None:
     """Run automatic draft steps until a seat must choose, or end the draft."""
-    script = _STEPS[state.players]
+    script = steps(state)
     while state.phase == Phase.DRAFT:
         index = state.draft_index
         if index >= len(script):
@@ -112,7 +120,7 @@ _K_PICK, _T_PICK = Kind.PICK_CHARACTER.value, ActionType.PICK_CHARACTER
 
 def decision_seat(state: State) -> tuple[int, str]:
     """Return the seat that must choose now and the decision kind."""
-    offset, op = _STEPS[state.players][state.draft_index]
+    offset, op = steps(state)[state.draft_index]
     return (state.crown + offset) % state.players, _KINDS[op]
 
 

@@ -11,15 +11,18 @@ from collections.abc import Callable
 from arena.core.game import Event
 
 from . import cards as C
-from .actions import Action, ActionType
+from .actions import Action, ActionType, make
 from .cards import NAMES, Character
+from .editions import EDITIONS, edition_of
 from .events import gold, private, public
 from .state import Pending, Phase, State
-from .turn import build_cost, destroy_price, draw, income, size
+from .turn import architect_cards, build_cost, destroy_price, draw, income, size
 
 T = ActionType
 # module-level copies of class constants (a global lookup is cached; a class attribute is not)
 _KEEP, _CALL, _TAX_COLLECTOR = Pending.KEEP, Phase.CALL, Character.TAX_COLLECTOR
+_GRAVEYARD, _ARCHITECT = Pending.GRAVEYARD, Character.ARCHITECT
+_DONE = make(T.DONE)
 
 
 def _gather_gold(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -27,6 +30,14 @@ def _gather_gold(state: State, seat: int, action: Action, events: list[Event]) -
     amount = 3 if C.GOLD_MINE in state.cities[seat] else 2  # the Gold Mine: +1 when gathering
     state.gold[seat] += amount
     events.append(public("gathered_gold", seat=seat, amount=amount, gold=gold((seat, amount))))
+    if state.current_char is _ARCHITECT:
+        _after_action(state, seat, events)
+
+
+def _after_action(state: State, seat: int, events: list[Event]) -> None:
+    """The Architect's gather is complete (a kept card included): the classic +2 cards."""
+    if edition_of(state.rules).architect_after_gather:
+        architect_cards(state, seat, events)
 
 
 def _gather_cards(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -37,20 +48,34 @@ def _gather_cards(state: State, seat: int, action: Action, events: list[Event]) 
     del deck[:count]
     events.append(public("gathered_cards", seat=seat, count=len(drawn)))
     events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
-    if len(drawn) >= 2 and C.LIBRARY not in city:
+    keep = 1
+    if C.LIBRARY in city:  # both cards, or with the Observatory the edition's number of 3
+        keep = EDITIONS[state.rules["edition"]].library_observatory_keep if count == 3 else 2
+    if len(drawn) > keep:
         state.pending, state.aside = _KEEP, drawn
     else:
         state.hands[seat].extend(drawn)
+        if state.current_char is _ARCHITECT:
+            _after_action(state, seat, events)
 
 
 def _keep_card(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    if state.pending == _GRAVEYARD:
+        _graveyard(state, seat, True, events)
+        return
     card = str(action.district)
     state.aside.remove(card)
     state.hands[seat].append(card)
+    if len(state.aside) >= 2 and C.LIBRARY in state.cities[seat]:
+        # classic Library with the Observatory: keep 2 of the 3 drawn, one at a time
+        events.append(private(seat, "own_kept", seat=seat, district=card, returned=[]))
+        return
     returned, state.aside, state.pending = state.aside, [], None
     state.deck.extend(returned)
     events.append(public("kept_card", seat=seat, returned=len(returned)))
     events.append(private(seat, "own_kept", seat=seat, district=card, returned=returned))
+    if state.current_char is _ARCHITECT:
+        _after_action(state, seat, events)
 
 
 def _build(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -67,6 +92,8 @@ def _place(state: State, seat: int, district: str, paid: int, cards: list[str],
     city.append(district)
     if district != C.STABLES:  # the Stables do not count against the build limit
         state.builds_left -= 1
+    if district == C.HAUNTED_CITY:
+        state.haunted_round = state.round
     # paid cards go face down to the deck: the table learns how many, only the payer which
     events.append(public("built", seat=seat, district=district, cost=paid,
                          cards_paid=len(cards), gold=gold((seat, -paid))))
@@ -97,6 +124,9 @@ def _pay_card(state: State, seat: int, action: Action, events: list[Event]) -> N
 
 
 def _done(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    if state.pending == _GRAVEYARD:
+        _graveyard(state, seat, False, events)
+        return
     set_aside, state.aside = state.aside, []
     state.deck.extend(set_aside)
     if state.pending == Pending.DEN:
@@ -168,9 +198,33 @@ def _destroy(state: State, seat: int, action: Action, events: list[Event]) -> No
     beautified = state.beautified[target]
     if beautified.count(district) > state.cities[target].count(district):
         beautified.remove(district)  # the destroyed copy was the beautified one
-    state.deck.append(district)
     events.append(public("destroyed", seat=seat, target=target, district=district,
                          price=price, gold=gold((seat, -price))))
+    if target != seat and state.gold[target] >= 1 and C.GRAVEYARD in state.cities[target]:
+        # classic Graveyard: its owner may buy the card back (`_graveyard` ends the turn)
+        state.pending, state.aside = _GRAVEYARD, [district]
+        return
+    state.deck.append(district)
+    if EDITIONS[state.rules["edition"]].destroy_at_end:
+        _end_turn(state, seat, _DONE, events)
+
+
+def _graveyard(state: State, owner: int, buy: bool, events: list[Event]) -> None:
+    """The Graveyard's owner pays 1 gold to take the destroyed card into hand, or lets it go
+    to the bottom of the deck; then the (classic) Warlord's turn ends."""
+    card, state.aside, state.pending = state.aside[0], [], None
+    if buy:
+        state.gold[owner] -= 1
+        state.hands[owner].append(card)
+        events.append(public("graveyard_used", seat=owner, district=card,
+                             gold=gold((owner, -1))))
+    else:
+        state.deck.append(card)
+        events.append(public("graveyard_declined", seat=owner, district=card))
+    warlord = state.current_seat
+    assert warlord is not None
+    if EDITIONS[state.rules["edition"]].destroy_at_end:
+        _end_turn(state, warlord, _DONE, events)
 
 
 def _beautify(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -193,8 +247,9 @@ def _laboratory(state: State, seat: int, action: Action, events: list[Event]) ->
     state.used.append("laboratory")
     state.hands[seat].remove(card)
     state.deck.append(card)
-    state.gold[seat] += 2
-    events.append(public("laboratory_used", seat=seat, amount=2, gold=gold((seat, 2))))
+    amount = EDITIONS[state.rules["edition"]].laboratory_gold
+    state.gold[seat] += amount
+    events.append(public("laboratory_used", seat=seat, amount=amount, gold=gold((seat, amount))))
 
 
 def _smithy(state: State, seat: int, action: Action, events: list[Event]) -> None:

@@ -22,6 +22,7 @@ from .state import Legal, Pending, Phase, State
 _ROUND_START, _DRAFT, _CALL, _TURN, _ROUND_END = (
     Phase.ROUND_START, Phase.DRAFT, Phase.CALL, Phase.TURN, Phase.ROUND_END)
 _KEEP, _EXCHANGE, _DEN = Pending.KEEP, Pending.EXCHANGE, Pending.DEN
+_GRAVEYARD = Pending.GRAVEYARD
 _NAME = NAMES.__getitem__
 _K_TURN = Kind.TURN.value
 
@@ -118,6 +119,11 @@ def legal(state: State) -> Legal | None:
             context: dict[str, Json] = {
                 "character": NAMES[character] if character else None,
                 "gathered": state.gathered, "builds_left": state.builds_left}
+        elif state.pending == _GRAVEYARD:
+            # the destroyed district's owner answers during the Warlord's turn
+            kind, actions = turn.legal(state)
+            seat = turn.graveyard_owner(state)
+            context = {"district": state.aside[0], "price": 1}
         else:
             kind, actions = turn.legal(state)
             context = _turn_context(state, seat)

@@ -1,4 +1,4 @@
-"""End-of-game scoring and the revised tie-break (REFERENCE §1.7, DECISIONS.md). Pure.
+"""End-of-game scoring and the tie-breaks of each edition (REFERENCE §1.7, DECISIONS.md). Pure.
 
 The Haunted Quarter's type is chosen automatically to maximise the owner's score (a
 dominated choice with no strategic content). Imports only the standard library and
@@ -10,7 +10,8 @@ from __future__ import annotations
 from arena.core.game import Json, Outcome, Termination, placings_from_keys
 
 from . import cards as C
-from .cards import DISTRICTS, TYPE, DistrictType
+from .cards import CLASSIC_COST, DISTRICTS, TYPE, DistrictType
+from .editions import CLASSIC_TIEBREAK, edition_of
 from .state import State
 from .turn import size
 
@@ -21,6 +22,8 @@ TYPE_ORDER = tuple(DistrictType)  # a fixed order: a set of strings iterates by 
 def breakdown(state: State, seat: int) -> dict[str, int]:
     """Return the score of `seat` item by item, with the `total`: the best over the types the
     Haunted Quarter may count as (it is the engine's choice, DECISIONS.md)."""
+    if edition_of(state.rules).tiebreak == CLASSIC_TIEBREAK:
+        return classic_breakdown(state, seat)
     city = state.cities[seat]
     has_hq = C.HAUNTED_QUARTER in city
     best: dict[str, int] | None = None
@@ -66,20 +69,58 @@ def _odd_costs(city: list[str], beautified: list[str]) -> int:
     return odd
 
 
+def classic_breakdown(state: State, seat: int) -> dict[str, int]:
+    """The classic score (REFERENCE §1.7, §1.11.3): the University and the Dragon Gate cost 6
+    and are worth 8; a Haunted City built in the last round counts only as purple."""
+    city = state.cities[seat]
+    types = {TYPE[d] for d in city}
+    haunted = C.HAUNTED_CITY in city and state.haunted_round != state.round
+    complete = len(city) >= state.rules["city_size"]
+    items = {
+        "districts": sum(CLASSIC_COST[d] for d in city) + len(state.beautified[seat]),
+        # a Haunted City stands for the one missing type (it is itself the purple one only
+        # when another purple district is there)
+        "all_types": 3 if len(types) == 5 or (
+            haunted and len(types) == 4 and sum(TYPE[d] is DistrictType.UNIQUE
+                                                for d in city) >= 2) else 0,
+        "first_complete": 4 if state.first_complete == seat else 0,
+        "complete": 2 if complete and state.first_complete != seat else 0,
+        "dragon_gate": 2 if C.DRAGON_GATE in city else 0,
+        "university": 2 if C.UNIVERSITY in city else 0,
+    }
+    items["total"] = sum(items.values())
+    return items
+
+
 def tiebreak(state: State, seat: int) -> int:
     """Highest rank `seat` revealed (called and not killed) in the last round, else 0."""
     return max((c.rank for s, c in state.revealed if s == seat), default=0)
 
 
+def classic_tiebreak(state: State, seat: int, items: dict[str, int]) -> tuple[int, int]:
+    """The 2010 FAQ: district values alone (printed worth, beautification), then gold."""
+    return (items["districts"] + items["dragon_gate"] + items["university"],
+            state.gold[seat])
+
+
 def outcome(state: State) -> Outcome:
-    """Return the outcome of a finished game (scores, placings with the revised tie-break)."""
+    """Return the outcome of a finished game (scores, placings with the edition's
+    tie-break)."""
     items = [breakdown(state, seat) for seat in range(state.players)]
     scores = tuple(item["total"] for item in items)
-    keys = [(scores[seat], tiebreak(state, seat)) for seat in range(state.players)]
+    ties: list[Json]
+    keys: list[tuple[int, ...]]
+    if edition_of(state.rules).tiebreak == CLASSIC_TIEBREAK:
+        pairs = [classic_tiebreak(state, seat, items[seat]) for seat in range(state.players)]
+        keys = [(scores[seat], *pairs[seat]) for seat in range(state.players)]
+        ties = [list(pair) for pair in pairs]
+    else:
+        keys = [(scores[seat], tiebreak(state, seat)) for seat in range(state.players)]
+        ties = [key[1] for key in keys]
     details: dict[str, Json] = {
         "rounds": state.round,
         "breakdown": items,
-        "tiebreak": [key[1] for key in keys],
+        "tiebreak": ties,
         "first_complete": state.first_complete,
     }
     return Outcome(Termination(state.termination or Termination.COMPLETED),

@@ -26,18 +26,21 @@ from .cards import (
     deck_list,
     district_id,
 )
+from .classic import classic_options, resolve_classic
+from .editions import EDITIONS
 from .state import State
 
 GAME = "machiavelli"
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
-EDITIONS = ("revised",)  # "classic" slots in here with its own cast, deck and tie-break
 RANDOM = "random"
 # the presets the engine can play (every member implemented): the option's valid values
 PLAYABLE_CASTS = tuple(n for n, cast in CAST_PRESETS.items() if set(cast) <= IMPLEMENTED)
 PLAYABLE_PRESETS = tuple(n for n, ids in PRESETS.items() if set(ids) <= IMPLEMENTED_DISTRICTS)
 
 OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("edition", "revised", "rules edition (R2016/2021 revised rules)", EDITIONS),
+    OptionSpec("edition", "revised", "rules edition: revised (2016/2021 rules) or classic "
+               "(Dutch 2000 / English 2002 rules: 8 characters, city of 8, 2-7 players)",
+               tuple(EDITIONS)),
     OptionSpec("city_size", None,
                "districts for a complete city; null = 7, or 8 with 2-3 players"),
     OptionSpec("cast", "first-game",
@@ -54,6 +57,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
                (*PLAYABLE_PRESETS, RANDOM)),
     OptionSpec("max_rounds", 60, "safety bound (1-1000): the game is scored after this "
                "round"),
+    *classic_options(),
 )
 MAX_ROUNDS_LIMIT = 1000
 """The largest `max_rounds`: a game is a few dozen rounds; more would only run longer."""
@@ -70,6 +74,14 @@ def resolve(players: int, rules: Mapping[str, Json]) -> dict[str, Json]:
         ConfigError: every problem at once, naming the valid values.
     """
     resolved, problems = resolve_options(GAME, OPTIONS, rules)
+    if resolved["edition"] == "classic":
+        resolve_classic(players, rules, resolved, problems)
+        _max_rounds(resolved, problems)
+        raise_problems(GAME, problems)
+        return resolved
+    for name in ("great_wall", "dark_city"):
+        if resolved[name]:
+            problems.append(f"option {name!r}: only for edition: classic")
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         problems.append(f"{players} players: machiavelli is for {MIN_PLAYERS}-{MAX_PLAYERS}")
     resolved["city_size"] = _city_size(resolved.get("city_size"), players, problems)
@@ -77,12 +89,16 @@ def resolve(players: int, rules: Mapping[str, Json]) -> dict[str, Json]:
                                          players, problems)
     resolved["districts"] = _districts(resolved.get("districts"),
                                        str(resolved["district_preset"]), problems)
+    _max_rounds(resolved, problems)
+    raise_problems(GAME, problems)
+    return resolved
+
+
+def _max_rounds(resolved: dict[str, Json], problems: list[str]) -> None:
     max_rounds = resolved["max_rounds"]
     if not isinstance(max_rounds, int) or not 1 <= max_rounds <= MAX_ROUNDS_LIMIT:
         problems.append(f"option 'max_rounds': {max_rounds!r} is not an integer from 1 to "
                         f"{MAX_ROUNDS_LIMIT}")
-    raise_problems(GAME, problems)
-    return resolved
 
 
 def _city_size(value: Json, players: int, problems: list[str]) -> Json:

@@ -39,6 +39,9 @@ class Pending:
     KEEP = "keep_card"
     EXCHANGE = "exchange_cards"
     DEN = "thieves_den"
+    GRAVEYARD = "graveyard"
+    """Classic: the owner of the Graveyard decides whether to buy back the destroyed card
+    (set aside); the deciding seat is not the current one."""
 
 
 @dataclass(slots=True)
@@ -91,6 +94,9 @@ class State:
     pending: str | None = None
     aside: list[str] = field(default_factory=list)
     tax_token: int = 0
+    haunted_round: int = 0
+    """The round in which the Haunted City was last built (classic: not counted as another
+    type if built in the last round); 0 when never."""
     first_complete: int | None = None
     termination: str | None = None
     cache: Legal | None = field(default=None, repr=False, compare=False)
@@ -130,6 +136,7 @@ def clone(state: State) -> State:
         current_seat=state.current_seat, current_char=state.current_char,
         gathered=state.gathered, builds_left=state.builds_left, used=list(state.used),
         pending=state.pending, aside=list(state.aside), tax_token=state.tax_token,
+        haunted_round=state.haunted_round,
         first_complete=state.first_complete, termination=state.termination,
         cache=state.cache,
     )
@@ -152,6 +159,7 @@ def to_json(state: State) -> dict[str, Json]:
     data["chars"] = [[c.wire for c in cs] for cs in state.chars]
     data["revealed"] = [[seat, c.wire] for seat, c in state.revealed]
     data["rng"] = rng_state_to_json(state.rng)
+    data["haunted_round"] = state.haunted_round
     return data
 
 
@@ -183,4 +191,6 @@ def from_json(data: Mapping[str, Json]) -> State:
         setattr(state, name, chars(data[name]))
     state.chars = [chars(cs) for cs in data["chars"]]
     state.revealed = [(int(seat), CHARACTER_BY_WIRE[c]) for seat, c in data["revealed"]]
+    # absent from states written before the classic edition: nobody had built it
+    state.haunted_round = int(data.get("haunted_round", 0))
     return state

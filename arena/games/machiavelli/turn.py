@@ -14,6 +14,7 @@ from arena.core.game import Event
 from . import cards as C
 from .actions import Action, ActionTable, ActionType, Kind, make
 from .cards import COST, INCOME_TYPE, TYPE, Character, DistrictType
+from .editions import EDITIONS, edition_of
 from .events import gold, private, public
 from .state import Pending, Phase, State
 
@@ -38,7 +39,9 @@ FACTORY_COST: dict[str, int] = {
 
 def build_cost(state: State, seat: int, district: str) -> int:
     """Gold to build `district` for `seat` (the Factory discounts other unique districts)."""
-    return (FACTORY_COST if C.FACTORY in state.cities[seat] else COST)[district]
+    if C.FACTORY in state.cities[seat]:
+        return FACTORY_COST[district]
+    return EDITIONS[state.rules["edition"]].costs[district]
 
 
 def size(city: list[str]) -> int:
@@ -52,12 +55,14 @@ def complete(state: State, seat: int) -> bool:
 
 
 def destroy_price(state: State, seat: int, district: str) -> int:
-    """Price for the Warlord to destroy `district` in `seat`'s city (cheapest copy); the
-    Great Wall adds 1 for every district of its city, itself included."""
+    """Price for the Warlord to destroy `district` in `seat`'s city (cheapest copy): cost - 1,
+    +1 when every copy is beautified (the plain one goes first), +1 behind a Great Wall."""
     city = state.cities[seat]
+    edition = EDITIONS[state.rules["edition"]]
     plain = city.count(district) > state.beautified[seat].count(district)
-    wall = 1 if C.GREAT_WALL in city else 0
-    return max(0, COST[district] + (0 if plain else 1) - 1 + wall)
+    wall = C.GREAT_WALL in city and (district != C.GREAT_WALL
+                                     or edition.great_wall_covers_itself)
+    return max(0, edition.costs[district] + (0 if plain else 1) + (1 if wall else 0) - 1)
 
 
 def income(state: State, seat: int, character: Character) -> int:
@@ -83,15 +88,21 @@ def start(state: State, seat: int, character: Character, events: list[Event]) ->
     elif character is Character.MERCHANT:
         _gain(state, seat, 1, character, events)
     elif character is Character.ARCHITECT:
-        drawn = draw(state, 2)
-        state.hands[seat].extend(drawn)
-        events.append(public("bonus_cards", seat=seat, character=character.wire,
-                             count=len(drawn)))
-        events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
+        if not edition_of(state.rules).architect_after_gather:
+            architect_cards(state, seat, events)
     elif character is Character.QUEEN:
         king = next((s for s, c in state.revealed if c is Character.KING), None)
         if king is not None and neighbours(state, seat, king):
             _gain(state, seat, 3, character, events)
+
+
+def architect_cards(state: State, seat: int, events: list[Event]) -> None:
+    """The Architect's +2 cards: when revealed (revised), after his action (classic)."""
+    drawn = draw(state, 2)
+    state.hands[seat].extend(drawn)
+    events.append(public("bonus_cards", seat=seat, character=Character.ARCHITECT.wire,
+                         count=len(drawn)))
+    events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
 
 
 # the characters with an automatic effect when revealed (`start` returns early for the others)
@@ -144,6 +155,8 @@ def legal(state: State) -> tuple[str, tuple[Action, ...]]:
         return K_KEEP, tuple(map(KEEP_CARD.__getitem__, dict.fromkeys(state.aside)))
     if pending == _EXCHANGE:
         return K_EXCHANGE, (DONE, *map(DISCARD_CARD.__getitem__, dict.fromkeys(hand)))
+    if pending == Pending.GRAVEYARD:
+        return Kind.GRAVEYARD.value, (DONE, KEEP_CARD[state.aside[0]])
     due = build_cost(state, seat, C.THIEVES_DEN) - len(state.aside)
     done = [DONE] if state.gold[seat] >= due else []
     pays = [] if due <= 0 else [PAY_CARD[d] for d in dict.fromkeys(hand) if d != C.THIEVES_DEN]
@@ -208,20 +221,16 @@ def _tax(state: State, seat: int) -> tuple[Action, ...]:
 
 
 def _destroy_actions(state: State, seat: int) -> tuple[Action, ...]:
+    if not state.gathered and EDITIONS[state.rules["edition"]].destroy_at_end:
+        return ()  # the classic Warlord destroys at the end of his turn, after his action
     actions = []
     purse, limit = state.gold[seat], int(state.rules["city_size"])
     for target in range(state.players):
         city = state.cities[target]
         if target == state.bishop_seat or size(city) >= limit:
             continue
-        beautified = state.beautified[target]
-        wall = 1 if C.GREAT_WALL in city else 0
         for d in dict.fromkeys(city):
-            if d == C.KEEP:
-                continue
-            # price: cost - 1, +1 when every copy is beautified (the plain one goes first)
-            price = (COST[d] if city.count(d) <= beautified.count(d) else COST[d] - 1) + wall
-            if max(0, price) <= purse:
+            if d != C.KEEP and destroy_price(state, target, d) <= purse:
                 actions.append(DESTROY[target, d])
     return tuple(actions)
 
@@ -232,6 +241,11 @@ _ABILITIES: dict[Character, Callable[[State, int], tuple[Action, ...]]] = {
     Character.ASSASSIN: _kills, Character.THIEF: _robs, Character.MAGICIAN: _swaps,
     Character.WARLORD: _destroy_actions, Character.TAX_COLLECTOR: _tax,
 }
+
+
+def graveyard_owner(state: State) -> int:
+    """The seat whose Graveyard is deciding (the deck holds one Graveyard)."""
+    return next(s for s, city in enumerate(state.cities) if C.GRAVEYARD in city)
 
 
 def can_place(state: State, seat: int, district: str) -> bool:
@@ -259,7 +273,7 @@ def _stables(state: State, seat: int, actions: list[Action]) -> None:
 def _build_actions(state: State, seat: int, actions: list[Action]) -> None:
     hand, purse, city = state.hands[seat], state.gold[seat], state.cities[seat]
     quarry = C.QUARRY in city
-    costs = FACTORY_COST if C.FACTORY in city else COST
+    costs = FACTORY_COST if C.FACTORY in city else EDITIONS[state.rules["edition"]].costs
     for d in dict.fromkeys(hand):
         if d in city and not quarry:
             continue
@@ -306,6 +320,8 @@ def why_illegal(state: State, seat: int, action: Action) -> str:
     if action.type is T.ROB and action.character is not None:
         return "the thief may not rob a rank-1 character, himself or the killed character"
     if action.type is T.DESTROY:
+        if not state.gathered and edition_of(state.rules).destroy_at_end:
+            return "the classic warlord destroys at the end of his turn: gather first"
         return ("not a legal target: completed cities, the keep and a living bishop's "
                 "districts are immune, and the price (cost - 1) must be affordable")
     return "not allowed for your character now, or already used this turn"

@@ -121,7 +121,9 @@ def test_wire_round_trip_of_every_option() -> None:
     ("players", "rules", "fragments"),
     [
         (4, {"city_sise": 7}, ["did you mean 'city_size'"]),
-        (4, {"edition": "classic"}, ["not one of revised"]),
+        (4, {"edition": "modern"}, ["not one of revised, classic"]),
+        (4, {"great_wall": True, "dark_city": True},
+         ["'great_wall': only for edition: classic", "'dark_city': only for edition: classic"]),
         (9, {}, ["9 players", "2-8"]),
         (4, {"characters": [*BASE[:7], "pope"]}, ["unknown character 'pope'", "rank 8"]),
         (4, {"characters": [*BASE, "queen"]}, ["queen needs 5"]),

@@ -1,0 +1,76 @@
+"""The rules editions of `machiavelli` as data: what differs between the revised (2016/2021)
+rules and the classic (Dutch 2000 / English 2002) rules lives in one `Edition` record each,
+read by the rules modules, instead of edition tests scattered through the code.
+
+Imports only the standard library and `arena.core`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .cards import BASE_CAST, CLASSIC_COST, COST, Character
+
+REVISED_TIEBREAK, CLASSIC_TIEBREAK = "revealed_rank", "district_values_then_gold"
+
+
+@dataclass(frozen=True, slots=True)
+class Edition:
+    """Everything a rules edition changes; the revised values are the defaults."""
+
+    name: str
+    costs: Mapping[str, int] = field(default_factory=lambda: COST)
+    """Build cost of each district id (also its score value before bonuses)."""
+    max_players: int = 8
+    """The most players the edition allows with its base cast."""
+    laboratory_gold: int = 2
+    """Gold for the card discarded at the Laboratory."""
+    architect_after_gather: bool = False
+    """The Architect's +2 cards come after his action (classic card) rather than at once."""
+    destroy_at_end: bool = False
+    """The Warlord destroys at the end of his turn: after gathering, and it ends the turn."""
+    great_wall_covers_itself: bool = True
+    """The Great Wall's +1 applies to the Wall itself (revised card: "any district")."""
+    haunted_not_last_round: bool = False
+    """A Haunted City built in the last round counts only as unique for the five types."""
+    library_observatory_keep: int = 3
+    """Cards kept when gathering with both the Library and the Observatory (3 drawn)."""
+    three_player_random_discard: bool = True
+    """3 players: the revised draft discards one card at random after the first three picks;
+    the classic draft passes the seven cards round twice instead."""
+    tiebreak: str = REVISED_TIEBREAK
+    """`revealed_rank`: the highest rank revealed in the last round; `district_values_then_gold`:
+    district points alone, then gold (the 2010 FAQ)."""
+
+
+REVISED = Edition("revised")
+CLASSIC = Edition(
+    "classic", costs=CLASSIC_COST, max_players=7, laboratory_gold=1,
+    architect_after_gather=True, destroy_at_end=True, great_wall_covers_itself=False,
+    haunted_not_last_round=True, library_observatory_keep=2,
+    three_player_random_discard=False, tiebreak=CLASSIC_TIEBREAK,
+)
+EDITIONS: dict[str, Edition] = {e.name: e for e in (REVISED, CLASSIC)}
+
+
+def edition_of(rules: Mapping[str, object]) -> Edition:
+    """Return the edition record named by a resolved option set."""
+    return EDITIONS[str(rules["edition"])]
+
+
+CLASSIC_CAST: tuple[Character, ...] = BASE_CAST
+DARK_CITY_VERIFIED: tuple[Character, ...] = (Character.ARTIST,)
+"""Dark City characters offered with `dark_city: true`: only those whose classic text is
+verified and implemented (REFERENCE §1.10: the Artist's classic card equals the revised one)."""
+DARK_CITY_UNVERIFIED: tuple[str, ...] = (
+    "witch", "tax_collector", "wizard", "emperor", "abbot", "alchemist", "navigator",
+    "diplomat", "queen")
+"""Dark City characters left out: REFERENCE §1.10 has their classic texts from secondary
+sources only, or they are not implemented in this engine yet."""
+DARK_CITY_DISTRICTS_UNVERIFIED: tuple[str, ...] = (
+    "lighthouse", "armory", "museum", "imperial_treasury", "map_room", "wishing_well",
+    "quarry", "poor_house", "bell_tower", "factory", "park", "hospital", "throne_room",
+    "ball_room")
+"""Dark City districts left out: REFERENCE §1.11.4 lists their classic texts from one
+secondary source (a course project's card file, 13 of the 14 cards)."""
