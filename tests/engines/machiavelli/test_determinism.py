@@ -7,11 +7,12 @@ import random
 
 import pytest
 
+from arena.core.game import Json
 from arena.games.machiavelli import GAME
 
 
-def trace(players: int, seed: int) -> list[object]:
-    state = GAME.new_game(players, {}, seed)
+def trace(players: int, seed: int, rules: dict[str, Json] | None = None) -> list[object]:
+    state = GAME.new_game(players, rules or {}, seed)
     policy = random.Random(99)
     out: list[object] = [GAME.observation(state, s) for s in range(players)]
     while (decision := GAME.to_act(state)) is not None:
