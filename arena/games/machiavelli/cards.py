@@ -221,6 +221,8 @@ MAP_ROOM, QUARRY, SCHOOL_OF_MAGIC, SMITHY = "map_room", "quarry", "school_of_mag
 STATUE, THIEVES_DEN, WISHING_WELL = "statue", "thieves_den", "wishing_well"
 
 GRAVEYARD, HAUNTED_CITY, UNIVERSITY = "graveyard", "haunted_city", "university"  # classic
+CLASSIC_ONLY = frozenset((GRAVEYARD, HAUNTED_CITY, UNIVERSITY))
+"""Classic purple cards that no revised deck holds."""
 
 COST: dict[str, int] = {d.id: d.cost for d in DISTRICTS.values()}
 CLASSIC_COST: dict[str, int] = COST | {d.id: d.cost for d in CLASSIC_UNIQUE}

@@ -27,6 +27,22 @@ DUTCH_DECK: tuple[str, ...] = tuple(
 """The purple cards of the Dutch 2000 deck (65 cards with the 54 basic ones): the Keep twice."""
 
 
+CLASSIC_TEXT = ("Dutch 2000 / English 2002: the 8 base characters (dark_city: the verified Dark "
+                "City ones), 54 basic + 11 purple districts (great_wall: 12), a city of 8, "
+                "2-7 players (8 with a Dark City rank 9)")
+
+
+def dark_city_catalog() -> dict[str, str]:
+    """What `dark_city: true` offers and what it leaves out, for `arena games`."""
+    return {
+        "offered (classic text verified)": ", ".join(c.wire for c in DARK_CITY_VERIFIED),
+        "left out: characters (classic text not verified, or not implemented)":
+            ", ".join(DARK_CITY_UNVERIFIED),
+        "left out: districts (classic text not verified)":
+            ", ".join(DARK_CITY_DISTRICTS_UNVERIFIED),
+    }
+
+
 def classic_options() -> tuple[OptionSpec, ...]:
     """The options that only the classic edition reads."""
     verified = ", ".join(c.wire for c in DARK_CITY_VERIFIED)
@@ -36,8 +52,9 @@ def classic_options() -> tuple[OptionSpec, ...]:
                    "the Dutch 2000 deck (65) has none"),
         OptionSpec("dark_city", False,
                    f"classic only: offer the Dark City characters whose classic text is "
-                   f"verified: {verified} (rank 9; 8 players need one). Not verified, left "
-                   f"out: {', '.join(DARK_CITY_UNVERIFIED)}, and every Dark City district "
+                   f"verified: {verified} (rank 9; 8 players need one). Left out (classic "
+                   f"text not verified, or not implemented): "
+                   f"{', '.join(DARK_CITY_UNVERIFIED)}, and every Dark City district "
                    f"({', '.join(DARK_CITY_DISTRICTS_UNVERIFIED)})"),
     )
 

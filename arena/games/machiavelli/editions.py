@@ -67,7 +67,7 @@ DARK_CITY_UNVERIFIED: tuple[str, ...] = (
     "witch", "tax_collector", "wizard", "emperor", "abbot", "alchemist", "navigator",
     "diplomat", "queen")
 """Dark City characters left out: REFERENCE §1.10 has their classic texts from secondary
-sources only, or they are not implemented in this engine yet."""
+sources only (the Witch's is verified but not implemented with it yet)."""
 DARK_CITY_DISTRICTS_UNVERIFIED: tuple[str, ...] = (
     "lighthouse", "armory", "museum", "imperial_treasury", "map_room", "wishing_well",
     "quarry", "poor_house", "bell_tower", "factory", "park", "hospital", "throne_room",

@@ -15,6 +15,7 @@ from arena.core.rng import derive_seed, new_rng
 from .cards import (
     CAST_PRESETS,
     CHARACTER_BY_WIRE,
+    CLASSIC_ONLY,
     DEFAULT_RANK9,
     IMPLEMENTED,
     IMPLEMENTED_DISTRICTS,
@@ -26,7 +27,7 @@ from .cards import (
     deck_list,
     district_id,
 )
-from .classic import classic_options, resolve_classic
+from .classic import CLASSIC_TEXT, classic_options, dark_city_catalog, resolve_classic
 from .editions import EDITIONS
 from .state import State
 
@@ -205,7 +206,7 @@ def _districts(value: Json, preset: str, problems: list[str]) -> Json:
     ids: list[str] = []
     for name in value:
         ident = district_id(name)
-        if ident is None or TYPE[ident] is not DistrictType.UNIQUE:
+        if ident is None or TYPE[ident] is not DistrictType.UNIQUE or ident in CLASSIC_ONLY:
             problems.append(f"option 'districts': {name!r} is not a unique district; "
                             f"valid: {valid}")
         elif ident not in IMPLEMENTED_DISTRICTS:
@@ -219,7 +220,8 @@ def _districts(value: Json, preset: str, problems: list[str]) -> Json:
 
 
 EDITION_TEXT = {"revised": "R2016/2021: 27 characters (one per rank in a cast), 54 basic + "
-                           "14 unique districts, a city of 7 (8 with 2-3 players)"}
+                           "14 unique districts, a city of 7 (8 with 2-3 players)",
+                "classic": CLASSIC_TEXT}
 
 
 def catalog() -> dict[str, dict[str, str]]:
@@ -237,7 +239,8 @@ def catalog() -> dict[str, dict[str, str]]:
     presets[RANDOM] = "14 unique districts drawn from the game's seed"
     return {"machiavelli editions": {e: EDITION_TEXT.get(e, "") for e in EDITIONS},
             "machiavelli casts (option cast)": casts,
-            "machiavelli district presets (option district_preset)": presets}
+            "machiavelli district presets (option district_preset)": presets,
+            "machiavelli classic Dark City (option dark_city)": dark_city_catalog()}
 
 
 def draw_random(players: int, resolved: dict[str, Json], seed: int) -> dict[str, Json]:

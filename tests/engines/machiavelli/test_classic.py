@@ -215,3 +215,13 @@ def test_classic_soak_2000_games() -> None:
     for seed in range(2000):
         players, rules = random_rules(rng)
         check_hidden(players, seed, rules, every=5)
+
+
+def test_arena_games_names_the_classic_edition_and_the_unverified_dark_city() -> None:
+    result = CliRunner().invoke(main, ["games"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "classic" in text and "great_wall" in text and "dark_city" in text
+    assert "left out: characters (classic text not verified, or not implemented)" in text
+    for name in ("witch", "navigator", "bell_tower", "ball_room"):
+        assert name in text
