@@ -83,6 +83,10 @@ EVENTS: dict[str, tuple[dict[str, Json], str]] = {
     "cards_exchanged": ({"seat": SEAT, "discarded": NAT, "drawn": NAT}, "Magician exchange"),
     "destroyed": ({"seat": SEAT, "target": SEAT, "district": DISTRICT, "price": NAT,
                    "gold": GOLD}, "Warlord"),
+    "graveyard_used": ({"seat": SEAT, "district": DISTRICT, "gold": GOLD},
+                       "classic Graveyard: the owner bought the destroyed card back"),
+    "graveyard_declined": ({"seat": SEAT, "district": DISTRICT},
+                           "classic Graveyard: the owner let it go to the deck bottom"),
     "beautified": ({"seat": SEAT, "district": DISTRICT, "gold": GOLD}, "Artist"),
     "laboratory_used": (_AMOUNT, "Laboratory"),
     "smithy_used": ({"seat": SEAT, "count": NAT, "gold": GOLD}, "Smithy"),
@@ -102,6 +106,7 @@ CONTEXTS: dict[Kind, dict[str, Json]] = {
     Kind.KEEP_CARD: {**_TURN_CONTEXT, "drawn": CARDS},
     Kind.EXCHANGE_CARDS: {**_TURN_CONTEXT, "set_aside": CARDS},
     Kind.THIEVES_DEN: {**_TURN_CONTEXT, "cards_paid": CARDS, "gold_due": NAT},
+    Kind.GRAVEYARD: {"district": DISTRICT, "price": NAT},
 }
 """Every decision kind's `context` (PROTOCOL.md §9.3)."""
 
