@@ -12,6 +12,10 @@ machines (or across runs on a loaded machine), not microseconds:
 - `json.dumps(obs)`: serializing the cycle's observation, the least a referee does with it.
 Games/s is also given per second of CPU time the process got, which moves less with load.
 
+Last, the same games with `cast: random` and `district_preset: random` (issue 12: the decision
+cycle with random casts within 10% of the base cast's), printed as a ratio of the base cast's
+cycle measured in the same run, the two interleaved game by game.
+
 Run: .venv/bin/python bench/engine.py [games]
 """
 
@@ -43,10 +47,14 @@ class Totals:
         self.wall = self.cpu = self.dumps = self.bare = 0.0
 
 
-def play_one(seed: int, players: int, totals: Totals) -> None:
+Rules = dict[str, object]
+RANDOM_CASTS: Rules = {"cast": "random", "district_preset": "random"}
+
+
+def play_one(seed: int, players: int, totals: Totals, rules: Rules | None = None) -> None:
     """Play one random game, adding its cycle times and json.dumps times to `totals`."""
     per_kind, clock = totals.per_kind, time.perf_counter
-    state = GAME.new_game(players, {}, seed)
+    state = GAME.new_game(players, rules or {}, seed)  # type: ignore[arg-type]
     policy = random.Random(seed)
     while True:
         t0 = clock()
@@ -121,5 +129,24 @@ def main(games: int = 300, players: int = 4) -> None:
           f"cycle = {cycle / dumps:5.2f} x json.dumps(obs)")
 
 
+def compare_casts(games: int, players: int) -> None:
+    """Time the base cast and random casts game by game (interleaved, so both see the same
+    load) and print the cycle ratio."""
+    base, drawn = Totals(), Totals()
+    for seed in range(games):
+        for totals, rules in ((base, None), (drawn, RANDOM_CASTS)):
+            wall = time.perf_counter()
+            play_one(seed, players, totals, rules)
+            totals.wall += time.perf_counter() - wall
+    cycle = {name: (t.wall - t.dumps) / t.cycles for name, t in (("base", base),
+                                                                  ("random", drawn))}
+    print(f"random casts and districts, {games} games each, interleaved with the base cast:")
+    print(f"  base cast:            {1e6 * cycle['base']:8.2f} us per cycle")
+    print(f"  random casts:         {1e6 * cycle['random']:8.2f} us per cycle; "
+          f"{cycle['random'] / cycle['base']:5.2f} x the base cast's (goal: <= 1.10)")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 300)
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    main(count)
+    compare_casts(count, 4)
