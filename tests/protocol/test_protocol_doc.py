@@ -45,3 +45,24 @@ def test_every_rummy_decision_kind_and_action_is_documented() -> None:
         assert f"`{kind}`" in section, kind
     for action in ('{"type": "draw"}', '{"type": "play", "table": ['):
         assert action in section, action
+
+
+def test_every_machiavelli_action_and_event_is_documented() -> None:
+    import random
+
+    from arena.games.machiavelli import GAME
+    from arena.games.machiavelli.actions import ActionType
+
+    section = DOC[DOC.index("## 9. Game `machiavelli`"):DOC.index("## 10.")]
+    for action_type in ActionType:
+        assert f'"type":"{action_type.value}"' in section, action_type
+    kinds: set[str] = set()
+    rules = {"cast": "random", "district_preset": "random"}
+    for seed in range(40):
+        state = GAME.new_game(2 + seed % 7, rules, seed)
+        policy = random.Random(seed)
+        while (decision := GAME.to_act(state)) is not None:
+            action = GAME.random_action(state, decision.seat, policy)
+            kinds.update(e.kind for e in GAME.apply(state, decision.seat, action))
+    missing = sorted(k for k in kinds if f"`{k}`" not in section)
+    assert not missing, f"events missing from PROTOCOL.md §9.5: {missing}"

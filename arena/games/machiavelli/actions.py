@@ -1,6 +1,7 @@
 """Machiavelli actions: one frozen value type, its wire form, and parsing from the wire.
 
-Every action is `{"type": ...}` plus at most the fields `character`, `district` and `seat`.
+Every action is `{"type": ...}` plus at most the fields `character`, `district`, `seat` and
+`resource`.
 Imports only the standard library and `arena.core`.
 """
 
@@ -51,6 +52,9 @@ class ActionType(StrEnum):
     TAKE_TAX = "take_tax"
     LABORATORY = "laboratory"
     SMITHY = "smithy"
+    NAVIGATE = "navigate"
+    STUDY = "study"
+    SEIZE = "seize"
     DONE = "done"
     END_TURN = "end_turn"
 
@@ -63,7 +67,10 @@ _FIELDS: dict[ActionType, tuple[str, ...]] = {
     T.DISCARD_CARD: ("district",), T.BEAUTIFY: ("district",), T.LABORATORY: ("district",),
     T.PAY_WITH_CARDS: ("district",),
     T.SWAP_HANDS: ("seat",), T.DESTROY: ("seat", "district"),
+    T.NAVIGATE: ("resource",), T.SEIZE: ("seat", "district"),
 }
+RESOURCES = ("gold", "cards")
+"""Values of the `resource` field (the Navigator's choice)."""
 
 ALLOWED: dict[Kind, frozenset[ActionType]] = {
     Kind.PICK_CHARACTER: frozenset({T.PICK_CHARACTER}),
@@ -75,7 +82,7 @@ ALLOWED: dict[Kind, frozenset[ActionType]] = {
     Kind.TURN: frozenset({
         T.GATHER_GOLD, T.GATHER_CARDS, T.BUILD, T.PAY_WITH_CARDS, T.COLLECT_INCOME, T.KILL,
         T.ROB, T.SWAP_HANDS, T.EXCHANGE_CARDS, T.DESTROY, T.BEAUTIFY, T.TAKE_TAX,
-        T.LABORATORY, T.SMITHY, T.END_TURN,
+        T.LABORATORY, T.SMITHY, T.NAVIGATE, T.STUDY, T.SEIZE, T.END_TURN,
     }),
 }
 
@@ -88,6 +95,7 @@ class Action:
     character: Character | None = None
     district: str | None = None
     seat: int | None = None
+    resource: str | None = None
 
     def to_wire(self) -> dict[str, Json]:
         """Return the canonical wire form (a JSON object with a `type`)."""
@@ -98,20 +106,24 @@ class Action:
             wire["seat"] = self.seat
         if self.district is not None:
             wire["district"] = self.district
+        if self.resource is not None:
+            wire["resource"] = self.resource
         return wire
 
 
-_INTERNED: dict[tuple[ActionType, Character | None, str | None, int | None], Action] = {}
+_INTERNED: dict[tuple[ActionType, Character | None, str | None, int | None, str | None],
+                Action] = {}
 _WIRES: dict[int, dict[str, Json]] = {}
 
 
 def make(action_type: ActionType, character: Character | None = None,
-         district: str | None = None, seat: int | None = None) -> Action:
+         district: str | None = None, seat: int | None = None,
+         resource: str | None = None) -> Action:
     """Return the one shared `Action` with these fields (cheap on the hot path)."""
-    key = (action_type, character, district, seat)
+    key = (action_type, character, district, seat, resource)
     action = _INTERNED.get(key)
     if action is None:
-        action = _INTERNED[key] = Action(action_type, character, district, seat)
+        action = _INTERNED[key] = Action(action_type, character, district, seat, resource)
         _WIRES[id(action)] = action.to_wire()
     return action
 
@@ -184,7 +196,16 @@ def parse(kind: str, payload: Json) -> Action:
         _character(payload, action_type) if "character" in fields else None,
         _district(payload, action_type) if "district" in fields else None,
         _seat(payload, action_type) if "seat" in fields else None,
+        _resource(payload, action_type) if "resource" in fields else None,
     )
+
+
+def _resource(payload: dict[str, Json], action_type: ActionType) -> str:
+    value = payload["resource"]
+    if value not in RESOURCES:
+        raise MalformedAction(f"{action_type.value}: resource {wire_text(value)} is not one "
+                              f"of {', '.join(RESOURCES)}")
+    return str(value)
 
 
 def _character(payload: dict[str, Json], action_type: ActionType) -> Character:

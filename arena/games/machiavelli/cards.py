@@ -65,8 +65,9 @@ DEFAULT_RANK9 = Character.TAX_COLLECTOR
 """Rank 9 used when the player count requires one (3 or 8 players) and none is named:
 the Queen is banned below 5 players, and one default for every count keeps things simple."""
 
-IMPLEMENTED: frozenset[Character] = frozenset((*BASE_CAST, _C.QUEEN, _C.ARTIST,
-                                               _C.TAX_COLLECTOR))
+IMPLEMENTED: frozenset[Character] = frozenset((
+    *BASE_CAST, _C.QUEEN, _C.ARTIST, _C.TAX_COLLECTOR, _C.PATRICIAN, _C.ALCHEMIST, _C.TRADER,
+    _C.NAVIGATOR, _C.SCHOLAR, _C.MARSHAL))
 """The characters the engine plays; options naming another are refused (issue 12 adds them
 in batches)."""
 
@@ -105,8 +106,13 @@ INCOME_TYPE: dict[Character, DistrictType] = {
     Character.BISHOP: DistrictType.RELIGIOUS,
     Character.MERCHANT: DistrictType.TRADE,
     Character.WARLORD: DistrictType.MILITARY,
+    Character.PATRICIAN: DistrictType.NOBLE,
+    Character.TRADER: DistrictType.TRADE,
+    Character.MARSHAL: DistrictType.MILITARY,
 }
-"""Characters that take 1 gold per district of a type (the `collect_income` action)."""
+"""Characters that take 1 gold (or card) per district of a type (`collect_income`)."""
+INCOME_CARDS = frozenset((Character.PATRICIAN,))
+"""Characters whose district income is cards, not gold."""
 
 
 @dataclass(frozen=True, slots=True)

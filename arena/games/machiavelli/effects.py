@@ -11,12 +11,13 @@ from collections.abc import Callable
 from arena.core.game import Event
 
 from . import cards as C
+from . import powers
 from .actions import Action, ActionType, make
-from .cards import NAMES, Character
+from .cards import INCOME_CARDS, NAMES, Character
 from .editions import EDITIONS, edition_of
 from .events import gold, private, public
 from .state import Pending, Phase, State
-from .turn import architect_cards, build_cost, destroy_price, draw, income, size
+from .turn import architect_cards, build_cost, destroy_price, draw, free_of_limit, income
 
 T = ActionType
 # module-level copies of class constants (a global lookup is cached; a class attribute is not)
@@ -70,8 +71,11 @@ def _keep_card(state: State, seat: int, action: Action, events: list[Event]) -> 
         # classic Library with the Observatory: keep 2 of the 3 drawn, one at a time
         events.append(private(seat, "own_kept", seat=seat, district=card, returned=[]))
         return
-    returned, state.aside, state.pending = state.aside, [], None
-    state.deck.extend(returned)
+    returned, state.aside, studied, state.pending = state.aside, [], state.pending, None
+    if studied == Pending.STUDY:
+        powers.shuffle_back(state, returned)  # the Scholar shuffles his six back
+    else:
+        state.deck.extend(returned)
     events.append(public("kept_card", seat=seat, returned=len(returned)))
     events.append(private(seat, "own_kept", seat=seat, district=card, returned=returned))
     if state.current_char is _ARCHITECT:
@@ -89,8 +93,9 @@ def _place(state: State, seat: int, district: str, paid: int, cards: list[str],
            events: list[Event]) -> None:
     purse, city = state.gold, state.cities[seat]
     purse[seat] -= paid
+    state.build_paid += paid
     city.append(district)
-    if district != C.STABLES:  # the Stables do not count against the build limit
+    if not free_of_limit(state.current_char, district):
         state.builds_left -= 1
     if district == C.HAUNTED_CITY:
         state.haunted_round = state.round
@@ -104,13 +109,7 @@ def _place(state: State, seat: int, district: str, paid: int, cards: list[str],
         purse[seat] -= 1
         state.tax_token += 1
         events.append(public("tax_paid", seat=seat, amount=1, gold=gold((seat, -1))))
-    grown, limit = size(city), state.rules["city_size"]
-    if grown >= limit > grown - (2 if district == C.MONUMENT else 1):
-        # this build took the city over the threshold (the Monument counts 2)
-        first = state.first_complete is None
-        if first:
-            state.first_complete = seat
-        events.append(public("city_completed", seat=seat, first=first))
+    powers.grew(state, seat, district, events)
 
 
 def _pay_with_cards(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -148,6 +147,13 @@ def _income(state: State, seat: int, action: Action, events: list[Event]) -> Non
     assert character is not None
     amount = income(state, seat, character)
     state.used.append("income")
+    if character in INCOME_CARDS:
+        drawn = draw(state, amount)
+        state.hands[seat].extend(drawn)
+        events.append(public("income_cards", seat=seat, character=NAMES[character],
+                             count=len(drawn)))
+        events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
+        return
     state.gold[seat] += amount
     events.append(public("income", seat=seat, character=NAMES[character], amount=amount,
                          gold=gold((seat, amount))))
@@ -266,6 +272,11 @@ def _end_turn(state: State, seat: int, action: Action, events: list[Event]) -> N
     city = state.cities[seat]
     if C.POOR_HOUSE in city or C.PARK in city:
         _end_of_turn_districts(state, seat, events)
+    if character is Character.ALCHEMIST and state.build_paid:
+        refund = state.build_paid  # after the Poor House (§1.4.1)
+        state.gold[seat] += refund
+        events.append(public("refund", seat=seat, character="alchemist", amount=refund,
+                             gold=gold((seat, refund))))
     events.append(public("turn_ended", seat=seat,
                          character=NAMES[character] if character else None))
     state.current_seat = state.current_char = None
@@ -294,5 +305,5 @@ HANDLERS: dict[ActionType, Handler] = {  # by action type; `rules.apply` calls t
     T.COLLECT_INCOME: _income, T.KILL: _kill, T.ROB: _rob, T.SWAP_HANDS: _swap,
     T.EXCHANGE_CARDS: _exchange, T.DISCARD_CARD: _discard_card, T.DESTROY: _destroy,
     T.BEAUTIFY: _beautify, T.TAKE_TAX: _take_tax, T.LABORATORY: _laboratory,
-    T.SMITHY: _smithy, T.END_TURN: _end_turn,
+    T.SMITHY: _smithy, T.END_TURN: _end_turn, **powers.HANDLERS,
 }

@@ -77,8 +77,9 @@ def _call(state: State, events: list[Event]) -> None:
 
 
 def _end_round(state: State, events: list[Event]) -> None:
-    if state.killed is Character.KING:
-        heir = draft.holder(state, Character.KING)
+    killed = state.killed
+    if killed is Character.KING or killed is Character.PATRICIAN:
+        heir = draft.holder(state, killed)
         if heir is not None:
             state.crown = heir
             events.append(public("crown_taken", seat=heir, heir=True))

@@ -42,6 +42,7 @@ class Pending:
     GRAVEYARD = "graveyard"
     """Classic: the owner of the Graveyard decides whether to buy back the destroyed card
     (set aside); the deciding seat is not the current one."""
+    STUDY = "study"
 
 
 @dataclass(slots=True)
@@ -97,6 +98,8 @@ class State:
     haunted_round: int = 0
     """The round in which the Haunted City was last built (classic: not counted as another
     type if built in the last round); 0 when never."""
+    build_paid: int = 0
+    """Gold paid to build in the current turn (the Alchemist's refund)."""
     first_complete: int | None = None
     termination: str | None = None
     cache: Legal | None = field(default=None, repr=False, compare=False)
@@ -114,7 +117,9 @@ _CHAR_FIELDS = ("killed", "robbed", "current_char")
 _CHAR_LIST_FIELDS = ("cast", "faceup", "facedown", "pool")
 _PLAIN = ("players", "crown", "round", "phase", "draft_index", "thief_seat", "bishop_seat",
           "calling", "current_seat", "gathered", "builds_left", "pending", "tax_token",
-          "first_complete", "termination")
+          "first_complete", "termination", "build_paid")
+_ADDED = {"build_paid": 0}
+"""Fields added after states were first stored, with the value an older state means."""
 _LISTS = ("gold", "deck", "used", "aside")
 _NESTED = ("hands", "cities", "beautified")
 
@@ -137,6 +142,7 @@ def clone(state: State) -> State:
         gathered=state.gathered, builds_left=state.builds_left, used=list(state.used),
         pending=state.pending, aside=list(state.aside), tax_token=state.tax_token,
         haunted_round=state.haunted_round,
+        build_paid=state.build_paid,
         first_complete=state.first_complete, termination=state.termination,
         cache=state.cache,
     )
@@ -182,7 +188,8 @@ def from_json(data: Mapping[str, Json]) -> State:
         beautified=[list(b) for b in data["beautified"]], deck=list(data["deck"]),
     )
     for name in _PLAIN:
-        setattr(state, name, data[name])
+        setattr(state, name, data[name] if name in data or name not in _ADDED
+                else _ADDED[name])
     for name in ("used", "aside"):
         setattr(state, name, list(data[name]))
     for name in _CHAR_FIELDS:

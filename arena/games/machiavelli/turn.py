@@ -77,10 +77,11 @@ def start(state: State, seat: int, character: Character, events: list[Event]) ->
     state.phase = _TURN
     state.current_seat, state.current_char = seat, character
     state.gathered, state.used, state.pending, state.aside = False, [], None, []
-    state.builds_left = 3 if character is Character.ARCHITECT else 1
+    state.builds_left = BUILD_LIMIT.get(character, 1)
+    state.build_paid = 0
     if character not in _AUTOMATIC:
         return
-    if character is Character.KING:
+    if character is Character.KING or character is Character.PATRICIAN:
         state.crown = seat
         events.append(public("crown_taken", seat=seat, heir=False))
     elif character is Character.BISHOP:
@@ -91,7 +92,7 @@ def start(state: State, seat: int, character: Character, events: list[Event]) ->
         if not edition_of(state.rules).architect_after_gather:
             architect_cards(state, seat, events)
     elif character is Character.QUEEN:
-        king = next((s for s, c in state.revealed if c is Character.KING), None)
+        king = next((s for s, c in state.revealed if c.rank == 4), None)
         if king is not None and neighbours(state, seat, king):
             _gain(state, seat, 3, character, events)
 
@@ -106,8 +107,11 @@ def architect_cards(state: State, seat: int, events: list[Event]) -> None:
 
 
 # the characters with an automatic effect when revealed (`start` returns early for the others)
-_AUTOMATIC = frozenset((Character.KING, Character.BISHOP, Character.MERCHANT,
-                        Character.ARCHITECT, Character.QUEEN))
+_AUTOMATIC = frozenset((Character.KING, Character.PATRICIAN, Character.BISHOP,
+                        Character.MERCHANT, Character.ARCHITECT, Character.QUEEN))
+BUILD_LIMIT = {Character.ARCHITECT: 3, Character.SEER: 2, Character.SCHOLAR: 2,
+               Character.NAVIGATOR: 0}
+"""Builds per turn where the character changes the limit of 1 (§1.4.1)."""
 _TURN = Phase.TURN
 
 
@@ -135,6 +139,7 @@ SWAP_HANDS, DESTROY = ActionTable(T.SWAP_HANDS, "seat"), ActionTable(
 K_TURN, K_KEEP = Kind.TURN.value, Kind.KEEP_CARD.value
 K_EXCHANGE, K_DEN = Kind.EXCHANGE_CARDS.value, Kind.THIEVES_DEN.value
 _KEEP, _EXCHANGE, _ARTIST = Pending.KEEP, Pending.EXCHANGE, Character.ARTIST
+_KEEPING = frozenset((Pending.KEEP, Pending.STUDY))  # both choose one card of `aside`
 
 # the ability options depend only on the cast (and the killed character, or the seat), so
 # they are built once per key; they are immutable tuples, shared freely
@@ -151,7 +156,7 @@ def legal(state: State) -> tuple[str, tuple[Action, ...]]:
     if pending is None:
         return K_TURN, tuple(turn_actions(state, seat))
     hand = state.hands[seat]
-    if pending == _KEEP:
+    if pending in _KEEPING:
         return K_KEEP, tuple(map(KEEP_CARD.__getitem__, dict.fromkeys(state.aside)))
     if pending == _EXCHANGE:
         return K_EXCHANGE, (DONE, *map(DISCARD_CARD.__getitem__, dict.fromkeys(hand)))
@@ -173,7 +178,7 @@ def turn_actions(state: State, seat: int) -> list[Action]:
     else:
         actions = [END_TURN] if gathered else [GATHER_GOLD, GATHER_CARDS]
     if "ability" not in used:
-        abilities = _ABILITIES.get(character)
+        abilities = ABILITIES.get(character)
         if abilities is not None:
             actions.extend(abilities(state, seat))
     if character is _ARTIST and purse >= 1 and used.count("beautify") < 2:
@@ -183,8 +188,8 @@ def turn_actions(state: State, seat: int) -> list[Action]:
     if gathered:
         if state.builds_left > 0:
             _build_actions(state, seat, actions)
-        elif C.STABLES in state.hands[seat]:
-            _stables(state, seat, actions)
+        elif character not in _NO_EXTRA_BUILDS:
+            _extra_builds(state, seat, character, actions)
     if C.LABORATORY in city and "laboratory" not in used:
         actions.extend(map(LABORATORY.__getitem__, dict.fromkeys(state.hands[seat])))
     if C.SMITHY in city and purse >= 2 and "smithy" not in used:
@@ -237,7 +242,7 @@ def _destroy_actions(state: State, seat: int) -> tuple[Action, ...]:
 
 # the characters with an optional ability (options) by character: one dict lookup, instead of
 # a chain of comparisons, at every turn decision
-_ABILITIES: dict[Character, Callable[[State, int], tuple[Action, ...]]] = {
+ABILITIES: dict[Character, Callable[[State, int], tuple[Action, ...]]] = {
     Character.ASSASSIN: _kills, Character.THIEF: _robs, Character.MAGICIAN: _swaps,
     Character.WARLORD: _destroy_actions, Character.TAX_COLLECTOR: _tax,
 }
@@ -263,11 +268,25 @@ _LIMITED = frozenset((C.MONUMENT, C.SECRET_VAULT))
 """Districts with a build restriction of their own (one set lookup per hand card)."""
 
 
-def _stables(state: State, seat: int, actions: list[Action]) -> None:
-    """The Stables, built when no build is left: it does not count against the limit."""
-    if can_place(state, seat, C.STABLES) and build_cost(state, seat, C.STABLES) <= state.gold[
-            seat]:
-        actions.append(BUILD[C.STABLES])
+_NO_EXTRA_BUILDS = frozenset((Character.NAVIGATOR,))
+"""The Navigator builds nothing at all, not even what ignores the limit (§1.8)."""
+
+
+def free_of_limit(character: Character | None, district: str) -> bool:
+    """Return whether building `district` leaves the build limit alone: the Stables, and a
+    trade district for the Trader."""
+    return district == C.STABLES or (character is Character.TRADER
+                                     and TYPE[district] is DistrictType.TRADE)
+
+
+def _extra_builds(state: State, seat: int, character: Character,
+                  actions: list[Action]) -> None:
+    """Builds offered when the limit is used up: those that do not count against it."""
+    purse = state.gold[seat]
+    for d in dict.fromkeys(state.hands[seat]):
+        if (free_of_limit(character, d) and can_place(state, seat, d)
+                and build_cost(state, seat, d) <= purse):
+            actions.append(BUILD[d])
 
 
 def _build_actions(state: State, seat: int, actions: list[Action]) -> None:
@@ -295,7 +314,7 @@ def why_illegal(state: State, seat: int, action: Action) -> str:
     if action.type in (T.BUILD, T.PAY_WITH_CARDS) and d is not None:
         if not state.gathered:
             return "you must gather (gold or cards) before building"
-        if state.builds_left <= 0 and d != C.STABLES:
+        if state.builds_left <= 0 and not free_of_limit(state.current_char, d):
             return "no builds left this turn"
         if d == C.SECRET_VAULT:
             return "the secret_vault cannot be built (it scores 3 from your hand)"
