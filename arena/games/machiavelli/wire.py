@@ -12,8 +12,9 @@ from __future__ import annotations
 from arena.core.game import Json, Termination
 from arena.core.wire_schema import BOOL, INT, NAT, SEAT, STR, array, closed, enum, nullable, tagged
 
-from .actions import _FIELDS, ALLOWED, ActionType, Kind
+from .actions import _FIELDS, ALLOWED, RESOURCES, ActionType, Kind
 from .cards import CHARACTER_BY_WIRE, DISTRICTS
+from .state import Pending
 
 CHARACTER = enum(CHARACTER_BY_WIRE, "a character id")
 DISTRICT = enum(DISTRICTS, "a district id")
@@ -21,7 +22,8 @@ CHARACTERS, CARDS = array(CHARACTER), array(DISTRICT)
 GOLD = array(closed({"seat": SEAT, "delta": INT}))
 """Every event that changes gold lists each seat's change."""
 
-_FIELD_SCHEMA: dict[str, Json] = {"character": CHARACTER, "district": DISTRICT, "seat": SEAT}
+_FIELD_SCHEMA: dict[str, Json] = {"character": CHARACTER, "district": DISTRICT, "seat": SEAT,
+                                  "resource": enum(RESOURCES)}
 
 
 def _action_fields(action_type: ActionType) -> dict[str, Json]:
@@ -90,6 +92,13 @@ EVENTS: dict[str, tuple[dict[str, Json], str]] = {
     "beautified": ({"seat": SEAT, "district": DISTRICT, "gold": GOLD}, "Artist"),
     "laboratory_used": (_AMOUNT, "Laboratory"),
     "smithy_used": ({"seat": SEAT, "count": NAT, "gold": GOLD}, "Smithy"),
+    "income_cards": ({**_SEAT_CHARACTER, "count": NAT}, "collect_income paid in cards"),
+    "studied": ({"seat": SEAT, "count": NAT}, "the Scholar drew cards to keep one"),
+    "seized": ({"seat": SEAT, "target": SEAT, "district": DISTRICT, "price": NAT,
+                "gold": GOLD}, "Marshal"),
+    "poor_house": (_AMOUNT, "Poor House at the end of a turn"),
+    "park": ({"seat": SEAT, "count": NAT}, "Park at the end of a turn"),
+    "refund": ({**_SEAT_CHARACTER, "amount": NAT, "gold": GOLD}, "the Alchemist's refund"),
     "turn_ended": (_SEAT_CHARACTER, "a character's turn ended"),
     "round_ended": ({"round": NAT}, "the round ended"),
     "game_ended": ({"termination": enum(t.value for t in Termination),
@@ -112,7 +121,8 @@ CONTEXTS: dict[Kind, dict[str, Json]] = {
 
 _REVEALED = closed({"seat": SEAT, "character": CHARACTER})
 _TURN = closed({"gathered": BOOL, "builds_left": NAT, "used": array(STR),
-                "pending": nullable(enum(k.value for k in Kind)), "set_aside": CARDS})
+                "pending": nullable(enum([*(k.value for k in Kind), Pending.STUDY])),
+                "set_aside": CARDS})
 OBSERVATION: dict[str, Json] = {
     "seat": SEAT, "players": NAT, "round": NAT, "phase": enum(["draft", "turn", "over"]),
     "crown": SEAT, "city_size": NAT, "cast": CHARACTERS, "gold": array(NAT),
