@@ -4,10 +4,16 @@ Prints figures only, no asserts:
 - validation time of a play on a 64-card table (target well under 1 ms);
 - solver time on a fixed seeded set of mid-game positions (median and worst; the target
   median is under 50 ms), with how many searches finished (proven optimal);
+- the referee's "may this seat draw?" check (`required_play`, `draw_when_able: false`) on
+  positions from real games (solver and random seats), where no cheap move exists: its
+  p50/p99/max (goal p99 <= 50 ms, max <= 200 ms) and how many positions its bound left
+  unsettled, against the full best-play search it replaced, timed on the same positions;
+- the exact going-out search (all cards required) on the same games' positions: its
+  distribution, against the plain search it used before (each capped at 2 s);
 - in-process games/s of 2- and 4-player random play;
 - the solver bot's results against the random policy (in-process, seats rotated): 2 and
   4 players.
-Run: .venv/bin/python bench/rummy.py [positions] [duel_games]
+Run: .venv/bin/python bench/rummy.py [positions] [duel_games] [check_games]
 """
 
 from __future__ import annotations
@@ -16,13 +22,19 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 
 from arena.core.simulate import simulate
 from arena.games.rummy import GAME
 from arena.games.rummy.actions import Play, RummyAction
-from arena.games.rummy.solver import solve
+from arena.games.rummy.cards import CARD_TYPES, INDEX
+from arena.games.rummy.dp import OutOfBudget, RankDP
+from arena.games.rummy.moves import simple_plays
+from arena.games.rummy.solver import CHECK_NODES, first_play, solve
 from arena.games.rummy.state import RummyState
-from arena.games.rummy.strategy import solver_policy
+from arena.games.rummy.strategy import OUT_NODES, solver_policy
+
+Position = tuple[list[str], list[list[str]]]
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 
@@ -91,6 +103,103 @@ def bench_solver(count: int, limit: float = 2.0) -> None:
           f"most {max(states or [0])} (the load-free figure)")
 
 
+def game_positions(games: int) -> tuple[list[Position], list[Position]]:
+    """Play seeded `draw_when_able: false` games, solver seats against random ones; return
+    (positions without a cheap move, every position), hand and table of the seat to move."""
+    searched: list[Position] = []
+    every: list[Position] = []
+    for seed in range(games):
+        players = 2 + seed % 3
+        state = GAME.new_game(players, {"draw_when_able": False}, seed)
+        rng = random.Random(seed)
+        while (decision := GAME.to_act(state)) is not None:
+            seat = decision.seat
+            position = (list(state.hands[seat]), [list(m) for m in state.table])
+            every.append(position)
+            if not simple_plays(*position, 1):
+                searched.append(position)
+            action = solver_move(state, seat) if (seed + seat) % 2 == 0 \
+                else GAME.random_action(state, seat, rng)
+            if not isinstance(action, Play):
+                action = GAME.default_action(state, seat)
+            GAME.apply(state, seat, action)
+    return searched, every
+
+
+def cpu_ms(call: Callable[[], object]) -> float:
+    """Return the CPU milliseconds of one call (CPU time moves less with load)."""
+    start = time.process_time()
+    call()
+    return 1e3 * (time.process_time() - start)
+
+
+def spread(times: list[float]) -> str:
+    ordered = sorted(times)
+
+    def at(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+    return f"p50 {at(0.5):.1f} ms, p90 {at(0.9):.1f}, p99 {at(0.99):.1f}, max {ordered[-1]:.0f}"
+
+
+def bench_draw_check(searched: list[Position]) -> None:
+    """The rules' check is `required_play`: `first_play` bounded at CHECK_NODES states."""
+    unsettled = 0
+
+    def check(hand: list[str], table: list[list[str]]) -> None:
+        nonlocal unsettled
+        try:
+            first_play(hand, table, 1, node_limit=CHECK_NODES)
+        except OutOfBudget:
+            unsettled += 1
+    new = [cpu_ms(lambda p=p: check(*p)) for p in searched]  # type: ignore[misc]
+    old = [cpu_ms(lambda p=p: solve(*p, 1, time_limit=2.0)) for p in searched]  # type: ignore[misc]
+    print(f"draw check (draw_when_able: false) on {len(searched)} real-game positions "
+          "without a cheap move, CPU time:")
+    print(f"  feasibility search, bound {CHECK_NODES} states: {spread(new)}  (goal p99 <= "
+          f"50 ms, max <= 200 ms); unsettled by the bound (the seat may draw): {unsettled}")
+    print(f"  full best-play search (before; capped at 2 s): {spread(old)}")
+    print(f"  p99 ratio, feasibility / best-play: {p99(new) / p99(old):.2f} (lower is better)")
+
+
+def p99(times: list[float]) -> float:
+    return max(1e-9, sorted(times)[int(0.99 * len(times))])
+
+
+class PlainSearch(RankDP):
+    """The going-out search as it was: a plain depth-first search, no race (baseline)."""
+
+    def solve(self) -> int:
+        return self._value(self.start, self.start[3])
+
+
+def going_out_ms(search: type[RankDP], hand: list[str], table: list[list[str]]) -> float:
+    cards = [c for meld in table for c in meld] + hand
+    required = [0] * CARD_TYPES
+    for code in cards:
+        required[INDEX[code]] += 1
+    deadline = time.perf_counter() + 2.0
+    return cpu_ms(lambda: _settle(search(required, [0] * CARD_TYPES, 1, None, deadline)))
+
+
+def _settle(search: RankDP) -> None:
+    try:
+        search.solve()
+    except OutOfBudget:
+        pass
+
+
+def bench_going_out(every: list[Position]) -> None:
+    sample = every[::max(1, len(every) // 400)]
+    new = [going_out_ms(RankDP, *p) for p in sample]
+    old = [going_out_ms(PlainSearch, *p) for p in sample]
+    print(f"exact going-out search (no budget) on {len(sample)} real-game positions, "
+          "CPU time:")
+    print(f"  race: {spread(new)}")
+    print(f"  plain search (before; capped at 2 s): {spread(old)}")
+    print(f"  p99 ratio, race / plain: {p99(new) / p99(old):.2f} (lower is better; the "
+          f"solver policy bounds it further at {OUT_NODES} states)")
+
+
 def bench_random_play() -> None:
     for players, games in ((2, 30), (4, 30)):
         summary = simulate(GAME, players, games, 1, {})
@@ -131,13 +240,16 @@ def bench_duel(games: int) -> None:
               f"{time.perf_counter() - start:.0f} s")
 
 
-def main(count: int = 30, duel: int = 24) -> None:
+def main(count: int = 30, duel: int = 24, check_games: int = 12) -> None:
     """Print every figure."""
     bench_validation()
     bench_solver(count)
+    searched, every = game_positions(check_games)
+    bench_draw_check(searched)
+    bench_going_out(every)
     bench_random_play()
     bench_duel(duel)
 
 
 if __name__ == "__main__":
-    main(*(int(arg) for arg in sys.argv[1:3]))
+    main(*(int(arg) for arg in sys.argv[1:4]))

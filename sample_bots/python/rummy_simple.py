@@ -12,7 +12,7 @@ import random
 from arena.client import Request
 from arena.core.game import Json
 from arena.games.rummy.moves import simple_plays
-from arena.games.rummy.solver import find_play
+from arena.games.rummy.solver import required_play
 
 PLAY_CHANCE = 0.85
 
@@ -29,7 +29,7 @@ def act(request: Request, rng: random.Random | None = None) -> Json:
     if plays and (not may_draw or rng.random() < PLAY_CHANCE):
         return {"type": "play", "table": [list(m) for m in rng.choice(plays)]}
     if not may_draw:
-        found = find_play(hand, table, max_jokers, keep_table=keep)
+        found = required_play(hand, table, max_jokers, keep_table=keep)
         if found is not None:
             return {"type": "play", "table": [list(m) for m in found.table]}
     return {"type": "draw"}

@@ -9,9 +9,9 @@ Run by the referee::
 The search gets at most a third of the move time (and never more than 0.5 s); when it runs
 out, the best cheap move found so far is played, or a draw. Under `draw_when_able: false` a
 draw is illegal while any play exists, so before drawing the bot asks the rules' own
-question (`find_play`, the search the referee validates a draw with, which has no budget)
-and plays what it finds: the bot never plays an illegal move. That search takes a second on
-the hardest tables (bench/rummy.py): give such games a move limit of a few seconds.
+question (`required_play`, the very search the referee validates a draw with, bounded in
+states) and plays what it finds: the bot never plays an illegal move. That search takes up
+to ~0.2 s on the hardest tables (bench/rummy.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 from arena.client import Request, run
 from arena.core.game import Json
 from arena.games.rummy.actions import Draw, Play, action_to_wire
-from arena.games.rummy.solver import find_play
+from arena.games.rummy.solver import required_play
 from arena.games.rummy.strategy import solver_policy
 
 
@@ -34,7 +34,7 @@ def act(request: Request) -> Json:
                            time_limit=budget)
     if isinstance(action, Draw) and not context.get("draw_when_able", True):
         # the budgeted search may give up on a rebuild that exists; the rules do not
-        found = find_play(hand, table, max_jokers, keep_table=keep)
+        found = required_play(hand, table, max_jokers, keep_table=keep)
         if found is not None:
             action = Play(found.table)
     return action_to_wire(action)

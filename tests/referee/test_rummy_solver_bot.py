@@ -20,7 +20,7 @@ import pytest
 from arena.core.record import GameRecord
 from arena.games.rummy import GAME
 from arena.games.rummy.actions import Draw, Play
-from arena.games.rummy.solver import find_play
+from arena.games.rummy.solver import required_play
 from arena.games.rummy.strategy import solver_policy
 from arena.protocol import Action, Request, encode
 from arena.protocol.messages import RefereeMessage
@@ -74,7 +74,7 @@ TABLE = [["9S", "9D", "9C"], ["10D", "JK", "QD"], ["KS", "KH", "KD", "KC"],
 
 def test_the_budgeted_policy_alone_would_draw_here() -> None:
     assert isinstance(solver_policy(HAND, TABLE, 1, 71), Draw)
-    assert find_play(HAND, TABLE, 1) is not None
+    assert required_play(HAND, TABLE, 1) is not None
 
 
 def test_when_drawing_is_illegal_the_bot_finds_the_rebuild() -> None:

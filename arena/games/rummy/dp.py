@@ -75,6 +75,8 @@ class RankDP:
         self.feasibility = not any(self.opt)
         """Nothing optional: every solution is worth the same, so the first one will do."""
         self.profiling = False
+        self.satisfice = False
+        """Any solution above the bound asked will do (`gains`): stop at the first one."""
         self.turn_limit: int | None = None
         self.jokers = required[JOKER_INDEX] + optional[JOKER_INDEX]
         self.max_jokers = min(max_jokers, self.jokers)
@@ -158,11 +160,33 @@ class RankDP:
         """Return the most optional points placeable with all required cards (NEG: none)."""
         if useful(self.opt, self.req, self.max_jokers) != self.req:
             return NEG  # a table card that fits no meld at all
-        if self.feasibility:
-            return self._value(self.start, self.start[3])
+        # a feasibility question races too: its bound-led turns stop at the first solution,
+        # while proving that there is none is the full programme's job (a plain search took
+        # seconds, the race a tenth of that, on the bench's hardest tables)
         return self._race()
 
-    def _race(self) -> int:
+    def gains(self) -> int:
+        """Return the points of some solution that places optional cards, or a value <= 0
+        when none does (NEG: not even the required cards can be placed).
+
+        The feasibility question behind "may this seat draw?": `_race` with the bound-led
+        search asked for more than nothing, which stops at its first solution above it,
+        while the full programme's turns settle the tables where no play exists. A solution
+        found early is not the best one, so the memo holds it as exact only on the path
+        that found it; the search ends there (every caller up the path is satisfied at
+        once), and the programme's turns never stop early.
+        """
+        if useful(self.opt, self.req, self.max_jokers) != self.req:
+            return NEG
+        if self.feasibility:
+            return 0  # nothing optional can be placed
+        self.satisfice = True
+        try:
+            return self._race(floor=0)
+        finally:
+            self.satisfice = False
+
+    def _race(self, floor: int | None = None) -> int:
         """Run the bound-led search and the full programme by turns, budgets doubling.
 
         The bound-led search asks, round after round, whether the best play reaches the
@@ -171,9 +195,10 @@ class RankDP:
         useful card is settled at once. Far from it the full programme (profiles over the
         ace copies kept) is quicker. Neither is told in advance, so each gets turns; what a
         turn settled stays in the memo, so a turn cut short loses only its open states.
+        With a `floor`, the bound-led search asks only for more than it (`gains`).
         """
         budget = RACE_NODES
-        need = self._bound(self.start, self.start[3]) - 1
+        need = self._bound(self.start, self.start[3]) - 1 if floor is None else floor
         try:
             while True:
                 self.profiling = True
@@ -188,7 +213,7 @@ class RankDP:
                 try:
                     while True:
                         found = self._best(self.start, need)
-                        if found > need or found <= NEG:
+                        if found > need or found <= NEG or floor is not None:
                             return found
                         need = found - 1
                 except _TurnOver:
@@ -404,7 +429,8 @@ class RankDP:
                 sub = self._value(child, child[3] or key[3], max(need, best) - points)
                 if sub > NEG and sub + points > best:
                     best = sub + points
-                    if self.feasibility:
+                    if self.feasibility or (best > need and self.satisfice
+                                            and not self.profiling):
                         break
         if best > need or best <= NEG:
             self.memo[key] = best

@@ -34,7 +34,7 @@ from arena.games.rummy.cards import INDEX, deck, sorted_cards
 from arena.games.rummy.melds import canonical, meld_problem
 from arena.games.rummy.moves import simple_plays
 from arena.games.rummy.observe import observation
-from arena.games.rummy.solver import find_play
+from arena.games.rummy.solver import required_play
 from arena.games.rummy.state import RummyState
 
 NAME = "machiavelli-rummy"
@@ -50,7 +50,8 @@ OPTIONS = (
                                 "players)"),
     OptionSpec("max_jokers_per_meld", 1, "most jokers one meld may hold (>= 1)"),
     OptionSpec("draw_when_able", True, "may a player draw although a play exists? (false: "
-                                       "draw or pass only when no play exists)"),
+                                       "draw or pass only when the referee's bounded "
+                                       "search finds no play)"),
     OptionSpec("opening", OPENING_NONE, "first play of each player: free, or whole melds "
                                         "from hand only", (OPENING_NONE, OPENING_MELD)),
 )
@@ -151,9 +152,9 @@ class RummyGame:
         return state.rules["opening"] == OPENING_MELD and not state.opened[seat]
 
     def _any_play(self, state: RummyState, seat: int) -> tuple[tuple[str, ...], ...] | None:
-        found = find_play(state.hands[seat], state.table,
-                          int(state.rules["max_jokers_per_meld"]),
-                          keep_table=self._must_open(state, seat))
+        found = required_play(state.hands[seat], state.table,
+                              int(state.rules["max_jokers_per_meld"]),
+                              keep_table=self._must_open(state, seat))
         return None if found is None else found.table
 
     def _check_play(self, state: RummyState, seat: int, play: Play) -> Counter[str]:

@@ -6,11 +6,15 @@ of the hand may join them. The best play places the most hand penalty points (so
 
 The search is the rank-by-rank dynamic programme of `dp` (van Rijn, Takes & Vis): the
 table cards are the required pool, the hand the optional one; the melds of the best
-solution are rebuilt from the memo and shown in canonical order. It is exact and
-polynomial in the number of values, so the rules use it without a budget: the
-`draw_when_able: false` check is exact. Bots may give it a deadline (`time_limit`); past
-it, `solve` falls back to the best cheap move (`moves.simple_plays`) and says the answer
-is not proven optimal.
+solution are rebuilt from the memo and shown in canonical order. Bots may give it a
+deadline (`time_limit`); past it, `solve` falls back to the best cheap move
+(`moves.simple_plays`) and says the answer is not proven optimal.
+
+The `draw_when_able: false` check (`required_play`) asks less: is there any play? It is a
+feasibility search (`RankDP.gains`), stopped after `CHECK_NODES` states so that the
+referee's time never threatens a bot's clock; a position it cannot settle within them is
+one where the seat may draw (the engine stays deterministic: a bound in states, not
+seconds).
 
 Imports only the standard library and this package.
 """
@@ -26,6 +30,11 @@ from arena.games.rummy.dp import OutOfBudget, RankDP
 from arena.games.rummy.dp_steps import NEG
 from arena.games.rummy.melds import canonical
 from arena.games.rummy.moves import simple_plays
+
+CHECK_NODES = 10_000
+"""States the "may this seat draw?" search may visit: ~0.1-0.2 s on the hardest tables
+of bench/rummy.py on a loaded 2-core machine, and 99% of the real-game positions that need
+a search are settled within it (bench/rummy.py prints the distribution)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,13 +96,35 @@ def solve(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int, 
     return Solution(tuple(new_table), placed_cards(table, new_table), value, True, nodes)
 
 
-def find_play(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int, *,
-              keep_table: bool = False) -> Solution | None:
-    """Return some legal play, cheap moves first; None exactly when no play exists."""
+def first_play(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int, *,
+               keep_table: bool = False, node_limit: int | None = None) -> Solution | None:
+    """Return some legal play, cheap moves first, else the first one a feasibility search
+    meets; None exactly when no play exists.
+
+    Raises `dp.OutOfBudget` when the search passes `node_limit` states without an answer.
+    """
     cheap = simple_plays(hand, table, max_jokers, keep_table=keep_table, limit=1)
     if cheap:
         return _as_solution(table, cheap[0], optimal=False)
-    return solve(hand, table, max_jokers, keep_table=keep_table)
+    if keep_table:
+        return None  # only whole melds from hand, and the cheap moves hold every one
+    required = [c for meld in table for c in meld]
+    search = RankDP(_counts(required), _counts(hand), max_jokers, node_limit)
+    if search.gains() <= 0:
+        return None
+    return _as_solution(table, [canonical(meld) for meld in search.melds()], optimal=False)
+
+
+def required_play(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int, *,
+                  keep_table: bool = False) -> Solution | None:
+    """The rules' "may this seat draw?" question under `draw_when_able: false`: return a
+    play the seat could make instead, or None when it may draw (no play exists, or none
+    was found within `CHECK_NODES` states)."""
+    try:
+        return first_play(hand, table, max_jokers, keep_table=keep_table,
+                          node_limit=CHECK_NODES)
+    except OutOfBudget:
+        return None
 
 
 def _fallback(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int,

@@ -12,7 +12,7 @@ from arena.games.rummy import dp
 from arena.games.rummy.cards import INDEX, JOKER, PENALTY
 from arena.games.rummy.melds import meld_problem
 from arena.games.rummy.moves import simple_plays
-from arena.games.rummy.solver import find_play, search_table, solve
+from arena.games.rummy.solver import first_play, search_table, solve
 
 from .brute import best_value, partitions_into_melds, random_instance
 
@@ -43,7 +43,7 @@ def test_solver_matches_brute_force(max_jokers: int, race_nodes: int,
         expected = best_value(hand, [c for m in table for c in m], max_jokers)
         found = solve(hand, table, max_jokers)
         assert (found.value if found else 0) == expected, (seed, hand, table)
-        assert (find_play(hand, table, max_jokers) is None) == (expected == 0)
+        assert (first_play(hand, table, max_jokers) is None) == (expected == 0)
         if found is not None:
             assert found.optimal
             assert check_solution(hand, table, found.table, max_jokers) == found.value
@@ -133,7 +133,7 @@ def test_a_deep_rebuild_is_found_exactly() -> None:
     table = [["3H", "4H", "5H", "6H"], ["3D", "4D", "5D", "6D"], ["9S", "9C", "9H"]]
     hand = ["3S", "6S"]
     assert not simple_plays(hand, table, 1)
-    found = find_play(hand, table, 1)
+    found = first_play(hand, table, 1)
     assert found is not None and check_solution(hand, table, found.table, 1) > 0
     best = solve(hand, table, 1)
     assert best is not None and best.value == 6  # 3S and 6S together would leave 4-5 runs
