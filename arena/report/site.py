@@ -13,7 +13,7 @@ import gzip
 import json
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -92,7 +92,7 @@ def _build(run: RunData, out: Path) -> Built:
     out.mkdir(parents=True, exist_ok=True)
     copy_assets(out)
     built = Built(out)
-    viewable = {g.key for g in run.games if _write_views(g, out, built)}
+    viewable = _write_all_views(run.games, out, built)
     pages = {row.bot: f"bots/{slug(row.bot, row.rank)}.html" for row in run.table.rows}
     env = environment()
     common: dict[str, Any] = {"run": run, "version": __version__, "pages": pages,
@@ -123,24 +123,39 @@ def _page(env: jinja2.Environment, path: Path, template: str, built: Built,
     built.pages += 1
 
 
-def _write_views(game: GameEntry, out: Path, built: Built) -> bool:
-    """Write a game's view files unless they are newer than its replay; False when the game
-    cannot be shown (no replay, or one that does not re-simulate: named in `built`)."""
-    if game.replay is None:
-        built.problems.append(f"{game.key}: no replay file")
-        return False
-    folder = out / DATA / game.key
-    stamp = folder / "public.js"
-    if stamp.is_file() and stamp.stat().st_mtime >= game.replay.stat().st_mtime:
-        built.reused += 1
-        return True
+def _write_all_views(games: Sequence[GameEntry], out: Path, built: Built) -> set[str]:
+    """Write the view files of every game whose files are missing or older than its
+    replay; return the keys of the games the viewer can show (the others are named in
+    `built`: no replay, or one that does not re-simulate)."""
+    viewable: set[str] = set()
+    todo: list[tuple[str, str, str]] = []
+    for game in games:
+        if game.replay is None:
+            built.problems.append(f"{game.key}: no replay file")
+            continue
+        folder = out / DATA / game.key
+        stamp = folder / "public.js"
+        if stamp.is_file() and stamp.stat().st_mtime >= game.replay.stat().st_mtime:
+            built.reused += 1
+            viewable.add(game.key)
+        else:
+            todo.append((game.key, str(game.replay), str(folder)))
+    for (key, _, _), done in zip(todo, map(views_job, todo), strict=True):
+        if isinstance(done, int):
+            built.views += done
+            viewable.add(key)
+        else:
+            built.problems.append(f"{key}: {done}")
+    return viewable
+
+
+def views_job(job: tuple[str, str, str]) -> int | str:
+    """Write one game's view files (key, replay, folder); return how many, or why not."""
+    _, replay, folder = job
     try:
-        written = write_game_views(read_replay(game.replay), folder)
+        return write_game_views(read_replay(Path(replay)), Path(folder))
     except ArenaError as exc:
-        built.problems.append(f"{game.key}: {exc}")
-        return False
-    built.views += written
-    return True
+        return str(exc)
 
 
 def write_game_views(replay: Replay, folder: Path) -> int:
@@ -151,7 +166,7 @@ def write_game_views(replay: Replay, folder: Path) -> int:
     """
     views = build_views(replay, engine_for(replay, REGISTRY))
     folder.mkdir(parents=True, exist_ok=True)
-    # the public view is written last: its file marks the folder complete (see _write_views)
+    # the public view is written last: its file marks the folder complete (_write_all_views)
     for name in sorted(views, key=lambda v: v == "public"):
         _write_script(folder / f"{name}.js", "arenaView", json.dumps(name), pack(views[name]))
     return len(views)

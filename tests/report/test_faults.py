@@ -70,3 +70,27 @@ def test_the_viewer_marks_a_fault_at_its_step(faulty: Path, tmp_path: Path,
     for _ in range(forfeit_at):
         page.keyboard.press("ArrowRight")
     assert "forfeits: max_faults" in page.locator("[data-testid=forfeit]").inner_text()
+
+
+def test_a_bots_page_lists_its_faults_linked_to_the_viewer(tmp_path: Path, page: Any) -> None:
+    bad = f"{sys.executable} {MISBEHAVE} illegal"
+    file = tmp_path / "t.yaml"
+    file.write_text(
+        "name: faults\ngame: machiavelli\nplayers_per_game: 2\nsandbox: none\nbots:\n"
+        f"  - {{name: bad, cmd: '{bad}', env: {{PIDFILE: '{tmp_path / 'pids'}'}}}}\n"
+        "  - {name: ok, cmd: 'builtin:random'}\n")
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", str(file), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    [bot_page] = (out / "report" / "bots").glob("*-bad.html")
+    page.goto(bot_page.as_uri())
+    rows = page.locator("[data-testid=faults] tbody tr")
+    kinds = [r.locator("td").nth(2).inner_text() for r in rows.all()]
+    assert kinds == ["illegal_action"] * 3 + ["forfeit"]
+    assert rows.nth(3).locator("td").nth(3).inner_text() == "max_faults"
+    decision = int(rows.nth(0).locator("td").nth(1).inner_text())
+    detail = rows.nth(0).locator("td").nth(3).inner_text()
+    rows.nth(0).locator("a").click()
+    page.wait_for_selector("[data-testid=fault]")
+    assert page.locator("#position").inner_text().startswith(f"step {decision} / ")
+    assert detail in page.locator("[data-testid=fault]").inner_text()
