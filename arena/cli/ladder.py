@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from arena.cli.options import parse_rules, rules_option, sandbox_option
+from arena.cli.run import write_report
 from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ConfigError
 from arena.ladder import members, read
@@ -133,8 +134,10 @@ def list_(directory: Path, all_versions: bool) -> None:
 @click.option("--concurrency", "-j", type=click.IntRange(1, MAX_CONCURRENCY), default=None,
               help="Worker processes (default: ladder.yaml's `concurrency`, else one per core).")
 @sandbox_option(default=None)
+@click.option("--no-report", is_flag=True,
+              help="Do not refresh the HTML report (DIRECTORY/report) after the run.")
 def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
-        concurrency: int | None, sandbox: str | None) -> None:
+        concurrency: int | None, sandbox: str | None, no_report: bool) -> None:
     """Play more games in the ladder in DIRECTORY and exit; meant for cron or a timer.
 
     A second run while one plays exits at once with status 75 (or waits with --wait). A
@@ -167,6 +170,8 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
     console.print(f"run {result.run}: {result.played} game(s) played{resumed}; "
                   f"{result.stored} in the ladder")
     _print_standings(directory, "table", all_versions=False, limit=10)
+    if not no_report:
+        write_report(directory)
 
 
 class _Lines:

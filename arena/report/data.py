@@ -13,10 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 from arena import __version__
 from arena.core.game import Json
 from arena.core.record import Fault, SeatRecord
 from arena.referee.replay import Replay, read_replay
+from arena.report.ladder import LADDER_FILE, LadderData, is_ladder, load_ladder
 from arena.tournament.settings import Settings
 from arena.tournament.standings import Standings
 from arena.tournament.store import Store, StoredGame
@@ -53,6 +56,8 @@ class RunData:
     games: tuple[GameEntry, ...]
     environment: Mapping[str, Json] = field(default_factory=dict)
     """Arena version, time control, fault policy, sandbox and limits, rules."""
+    ladder: LadderData | None = None
+    """The ladder's own table and rating history, when the directory is a ladder."""
 
     @property
     def versions(self) -> dict[str, str]:
@@ -81,9 +86,20 @@ def load_run(directory: Path) -> RunData:
     table = Settings.from_json(settings, games).standings(games, rounds)
     ordered = sorted(games, key=lambda g: (g.key.round, g.key.table, g.key.repeat))
     entries = tuple(_entry(directory, g) for g in ordered)
+    ladder = None
+    if is_ladder(directory):
+        ladder = load_ladder(directory)
+        settings = _ladder_settings(directory)
     public = {k: v for k, v in settings.items() if "salt" not in k}
-    name = str(settings.get("name") or directory.name)
-    return RunData(directory, name, public, table, entries, _environment(ordered, entries))
+    name = str(settings.get("name") or directory.resolve().name)
+    return RunData(directory, name, public, table, entries, _environment(ordered, entries),
+                   ladder)
+
+
+def _ladder_settings(directory: Path) -> dict[str, Json]:
+    """The ladder's settings as its ladder.yaml states them (it loaded: the ladder did)."""
+    loaded = yaml.safe_load((directory / LADDER_FILE).read_text(encoding="utf-8"))
+    return loaded if isinstance(loaded, dict) else {}
 
 
 def _entry(directory: Path, stored: StoredGame) -> GameEntry:

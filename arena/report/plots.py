@@ -80,22 +80,35 @@ class Series:
 
 
 def history_chart(series: Sequence[Series], x_title: str) -> str | None:
-    """Return ratings over time with their 95% intervals, a new version marked by a dot
-    labelled with it, as an SVG document; None when there is nothing to plot."""
-    if not any(s.points for s in series):
+    """Return ratings over time with their 95% intervals, a new version marked by a large
+    dot labelled with it, as an SVG document; None when there is nothing to plot."""
+    xs = sorted({x for line in series for x, _, _ in line.points})
+    if not xs:
         return None
-    chart = pygal.XY(js=[], style=STYLE, width=900, height=420, dots_size=2,
-                     title="Rating history (Elo scale) with 95% intervals", x_title=x_title,
-                     legend_at_bottom=True, truncate_legend=30, stroke=True)
+    spans = [(y - (i or 0), y + (i or 0)) for line in series for _, y, i in line.points]
+    low, high = min(a for a, _ in spans), max(b for _, b in spans)
+    pad = max(10.0, (high - low) * 0.05)
+    chart = pygal.Line(js=[], style=STYLE, width=900, height=420, dots_size=2,
+                       range=(round(low - pad), round(high + pad)),
+                       title="Rating history (Elo scale) with 95% intervals", x_title=x_title,
+                       legend_at_bottom=True, truncate_legend=30, allow_interruptions=True,
+                       x_labels=[f"{x:g}" for x in xs])
     for line in series:
-        chart.add(line.bot, [{"value": (x, round(y, 1)),
-                              **({"ci": {"low": y - i, "high": y + i}} if i else {})}
-                             for x, y, i in line.points])
+        at = {x: (y, i) for x, y, i in line.points}
+        chart.add(line.bot, [_history_value(*at[x]) if x in at else None for x in xs])
     for line in series:
         if line.versions:
-            at = {x: y for x, y, _ in line.points}
+            rating = {x: y for x, y, _ in line.points}
+            marks = {x: version for x, version in line.versions}
             chart.add(f"{line.bot}: new version",
-                      [{"value": (x, round(at.get(x, 0.0), 1)), "label": version}
-                       for x, version in line.versions if x in at],
+                      [{"value": round(rating[x], 1), "label": marks[x]}
+                       if x in marks and x in rating else None for x in xs],
                       stroke=False, dots_size=6)
     return _inline(chart, "history")
+
+
+def _history_value(rating: float, interval: float | None) -> dict[str, object]:
+    value: dict[str, object] = {"value": round(rating, 1)}
+    if interval:
+        value["ci"] = {"low": rating - interval, "high": rating + interval}
+    return value

@@ -25,11 +25,13 @@ from arena import __version__
 from arena.core.errors import ArenaError
 from arena.core.game import Json
 from arena.games import REGISTRY
+from arena.ladder.store import entry_name
 from arena.referee.replay import Replay, read_replay
 from arena.referee.review import engine_for
 from arena.report import plots, tables
 from arena.report.catalogue import catalogue
 from arena.report.data import GameEntry, RunData, slug
+from arena.report.ladder import history_series
 from arena.report.views import build_views
 
 ASSETS = ("report.css", "viewer.js", "games.js")
@@ -98,19 +100,46 @@ def _build(run: RunData, out: Path) -> Built:
     common: dict[str, Any] = {"run": run, "version": __version__, "pages": pages,
                               "viewable": viewable, "places": _places(run)}
     _page(env, out / "index.html", "index.html.j2", built, root="", **common,
-          standings=tables.standing_rows(run.table, pages),
-          crosstable=tables.crosstable(run.table), plot=plots.ratings_chart(run.table))
+          standings=tables.standing_rows(run.table, pages), ladder=_ladder_rows(run, pages),
+          crosstable=tables.crosstable(run.table), plot=_main_plot(run))
     _page(env, out / "games.html", "games.html.j2", built, root="", **common)
     (out / "bots").mkdir(exist_ok=True)
     for row in run.table.rows:
         games = [g for g in run.games if g.seat_of(row.bot) is not None]
         _page(env, out / pages[row.bot], "bot.html.j2", built, root="../", **common, row=row,
-              games=games, seats=tables.by_seat(row.bot, games, _places(run)))
+              games=games, seats=tables.by_seat(row.bot, games, _places(run)),
+              plot=_bot_plot(run, row.bot))
     _page(env, out / "viewer.html", "viewer.html.j2", built, root="", title=run.name,
           back="index.html")
     _write_script(out / DATA / "catalogue.js", "arenaCatalogue",
                   json.dumps(catalogue(run.game_id), ensure_ascii=True))
     return built
+
+
+def _ladder_rows(run: RunData, pages: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The ladder's table for the index: each row with its page and interval bar."""
+    if run.ladder is None:
+        return []
+    rows = run.ladder.table.rows
+    bars = tables.interval_bars([(r.rating, r.interval) for r in rows])
+    return [{"row": r, "bar": bar, "page": pages.get(run.ladder.entry(r))}
+            for r, bar in zip(rows, bars, strict=True)]
+
+
+def _main_plot(run: RunData) -> str | None:
+    if run.ladder is not None:
+        return plots.history_chart(history_series(run.ladder.history), "ladder run")
+    return plots.ratings_chart(run.table)
+
+
+def _bot_plot(run: RunData, entry: str) -> str | None:
+    """A ladder version's page plots its bot's history, every version of it."""
+    if run.ladder is None:
+        return None
+    bot = next((s.bot for s in run.ladder.history if entry_name(s.bot, s.version) == entry),
+               None)
+    return None if bot is None else plots.history_chart(
+        history_series(run.ladder.history, bot), "ladder run")
 
 
 def _places(run: RunData) -> int:

@@ -35,21 +35,27 @@ class StandingRow:
 
 def standing_rows(table: Standings, pages: dict[str, str]) -> list[StandingRow]:
     """Return the standings rows, each with its interval on one scale for the whole table."""
-    spans = [(r.fit_elo - (r.interval or 0), r.fit_elo + (r.interval or 0))
-             for r in table.rows if r.fit_elo is not None]
+    bars = interval_bars([(r.fit_elo, r.interval) for r in table.rows])
+    return [StandingRow(r, pages[r.bot], bar) for r, bar in zip(table.rows, bars, strict=True)]
+
+
+def interval_bars(ratings: Sequence[tuple[float | None, float | None]]) -> list[Bar | None]:
+    """Return each (rating, 95% half-width) as a bar on one scale for all of them (None
+    where there is no rating)."""
+    spans = [(r - (i or 0), r + (i or 0)) for r, i in ratings if r is not None]
     low = min((a for a, _ in spans), default=0.0)
     high = max((b for _, b in spans), default=1.0)
     scale = (high - low) or 1.0
-
-    def bar(row: Row) -> Bar | None:
-        if row.fit_elo is None:
-            return None
-        half = row.interval or 0.0
-        return Bar(round((row.fit_elo - half - low) / scale * 100, 2),
-                   round(2 * half / scale * 100, 2),
-                   round((row.fit_elo - low) / scale * 100, 2))
-
-    return [StandingRow(r, pages[r.bot], bar(r)) for r in table.rows]
+    out: list[Bar | None] = []
+    for rating, interval in ratings:
+        if rating is None:
+            out.append(None)
+            continue
+        half = interval or 0.0
+        out.append(Bar(round((rating - half - low) / scale * 100, 2),
+                       round(2 * half / scale * 100, 2),
+                       round((rating - low) / scale * 100, 2)))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
