@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import os
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from arena.report.catalogue import catalogue
 from arena.report.data import GameEntry, RunData, slug
 from arena.report.ladder import history_series
 from arena.report.views import build_views
+from arena.tournament.outputs import write_whole
 
 ASSETS = ("report.css", "viewer.js", "games.js")
 DATA = "data"
@@ -148,7 +148,7 @@ def _places(run: RunData) -> int:
 
 def _page(env: jinja2.Environment, path: Path, template: str, built: Built,
           **context: Any) -> None:
-    path.write_text(env.get_template(template).render(**context), encoding="utf-8")
+    write_whole(path, env.get_template(template).render(**context))
     built.pages += 1
 
 
@@ -221,16 +221,9 @@ def unpack(script: str) -> dict[str, Json]:
 
 
 def _write_script(path: Path, callback: str, *arguments: str) -> None:
-    """Write `callback(arguments);` whole or not at all (a full disk leaves no cut-off
-    file); each argument is already a JavaScript literal."""
+    """Write `callback(arguments);` (each argument already a JavaScript literal)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        partial.write_text(f"{callback}({','.join(arguments)});\n", encoding="ascii")
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    write_whole(path, f"{callback}({','.join(arguments)});\n")
 
 
 def build_viewer(replay_file: Path, out: Path) -> Path:
@@ -250,8 +243,8 @@ def build_viewer(replay_file: Path, out: Path) -> Path:
         _write_script(out / DATA / "catalogue.js", "arenaCatalogue",
                       json.dumps(catalogue(str(replay.header["game"])), ensure_ascii=True))
         page = out / "viewer.html"
-        page.write_text(environment().get_template("viewer.html.j2").render(
-            root="", title=replay_file.name, back=None), encoding="utf-8")
+        write_whole(page, environment().get_template("viewer.html.j2").render(
+            root="", title=replay_file.name, back=None))
     except OSError as exc:
         raise ArenaError(f"cannot write the viewer in {out}: {exc.strerror or exc}") from None
     return page

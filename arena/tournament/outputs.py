@@ -55,12 +55,12 @@ def write_outputs(out: Path, settings: Mapping[str, Json], table: Standings,
                   games: Sequence[StoredGame], rounds: Sequence[RoundPlan]) -> None:
     """Write DIR/results.json and DIR/standings.csv."""
     ordered = sorted(games, key=lambda g: (g.key.round, g.key.table, g.key.repeat))
-    _write_whole(out / "results.json",
+    write_whole(out / "results.json",
                  json.dumps(results_json(settings, table, ordered, rounds), indent=1) + "\n")
-    _write_whole(out / "standings.csv", standings_csv(table))
+    write_whole(out / "standings.csv", standings_csv(table))
 
 
-def _write_whole(path: Path, text: str) -> None:
+def write_whole(path: Path, text: str) -> None:
     """Write `path` whole or not at all: a full disk leaves the previous file (or none),
     never a cut-off one."""
     partial = path.with_name(f".{path.name}.partial")

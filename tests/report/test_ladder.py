@@ -58,4 +58,6 @@ def test_the_ladder_table_and_history_match_the_ladder_commands(ladder: Path,
     # the last series marks ann's new version where its line starts
     assert values[-1:] == [p["rating"] for p in history["history"] if p["version"] == "2"][:1]
     page.locator("[data-testid=ladder] tbody tr", has_text="superseded").locator("a").click()
-    assert page.locator("[data-testid=history-plot]").count() == 1
+    page.wait_for_url("**/bots/*.html")
+    page.wait_for_selector("[data-testid=history-plot]")
+    assert "ann" in page.locator("h1").inner_text()

@@ -94,6 +94,16 @@ def test_bad_arguments_get_one_line(runner: CliRunner, tmp_path: Path) -> None:
         "(Expecting value: line 1 column 1 (char 0))"
 
 
+def test_an_unwritable_out_gets_one_line(runner: CliRunner, finished_run: Path,
+                                         tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("in the way")
+    result = runner.invoke(main, ["report", str(finished_run), "--out", str(blocker / "r")])
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: cannot write the report in {blocker / 'r'}: ")
+    assert len(result.output.strip().splitlines()) == 1
+
+
 def test_view_writes_a_viewer_for_one_replay(runner: CliRunner, finished_run: Path,
                                              tmp_path: Path) -> None:
     replay = sorted((finished_run / "replays").glob("*.jsonl"))[0]
