@@ -226,16 +226,27 @@ def _tax(state: State, seat: int) -> tuple[Action, ...]:
 
 
 def _destroy_actions(state: State, seat: int) -> tuple[Action, ...]:
-    if not state.gathered and EDITIONS[state.rules["edition"]].destroy_at_end:
+    edition = EDITIONS[state.rules["edition"]]
+    if not state.gathered and edition.destroy_at_end:
         return ()  # the classic Warlord destroys at the end of his turn, after his action
     actions = []
     purse, limit = state.gold[seat], int(state.rules["city_size"])
+    costs, wall_on_wall = edition.costs, edition.great_wall_covers_itself
     for target in range(state.players):
         city = state.cities[target]
         if target == state.bishop_seat or size(city) >= limit:
             continue
+        beautified = state.beautified[target]
+        wall = 1 if C.GREAT_WALL in city else 0
         for d in dict.fromkeys(city):
-            if d != C.KEEP and destroy_price(state, target, d) <= purse:
+            if d == C.KEEP:
+                continue
+            # `destroy_price` inlined (this runs at every Warlord decision): cost - 1, +1 when
+            # every copy is beautified, +1 behind a Great Wall (classic: not on the Wall)
+            price = costs[d] if city.count(d) <= beautified.count(d) else costs[d] - 1
+            if wall and (wall_on_wall or d != C.GREAT_WALL):
+                price += 1
+            if max(0, price) <= purse:
                 actions.append(DESTROY[target, d])
     return tuple(actions)
 
