@@ -2,8 +2,9 @@
 
 In the spirit of PettingZoo's `api_test` and OpenSpiel's random simulation test: every game
 in the registry, under every option set its `GameInfo.options` declare (each finite choice
-and each flipped flag, one at a time), at its smallest and largest table, is played to the
-end by random legal actions from several seeds, and every step is checked:
+and each flipped flag, one at a time, then all `random` choices at once), at its smallest
+and largest table, is played to the end by random legal actions from several seeds, and
+every step is checked:
 
 - the decision names a seat and a declared kind; everything sent is JSON;
 - the random action round-trips through its wire form, is among the listed options, and
@@ -78,7 +79,9 @@ THOROUGH = Depth(tuple(range(100, 110)), 2)
 
 
 def option_sets(info: GameInfo) -> list[dict[str, Json]]:
-    """The defaults, then each declared finite choice and each flipped flag, one at a time."""
+    """The defaults, then each declared finite choice and each flipped flag, one at a time,
+    then every option that offers `random` set to it at once (a random cast with a random
+    district set, say)."""
     sets: list[dict[str, Json]] = [{}]
     for spec in info.options:
         if spec.choices is not None:
@@ -88,7 +91,9 @@ def option_sets(info: GameInfo) -> list[dict[str, Json]]:
         else:
             continue
         sets += [{spec.name: value} for value in values if value != spec.default]
-    return sets
+    randoms = {spec.name: "random" for spec in info.options
+               if spec.choices is not None and "random" in spec.choices}
+    return sets + [randoms] if len(randoms) > 1 else sets
 
 
 def playable(engine: AnyGame, rules: dict[str, Json]) -> list[int]:
