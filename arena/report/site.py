@@ -110,7 +110,10 @@ def _build(run: RunData, out: Path) -> Built:
               games=games, seats=tables.by_seat(row.bot, games, _places(run)),
               plot=_bot_plot(run, row.bot))
     _page(env, out / "viewer.html", "viewer.html.j2", built, root="", title=run.name,
-          back="index.html")
+          back="index.html", games=True)
+    listed = [{"key": g.key, "label": " | ".join(s.bot for s in g.seats)}
+              for g in run.games if g.key in viewable]
+    _write_script(out / DATA / "games.js", "arenaGames", json.dumps(listed, ensure_ascii=True))
     _write_script(out / DATA / "catalogue.js", "arenaCatalogue",
                   json.dumps(catalogue(run.game_id), ensure_ascii=True))
     return built
@@ -244,7 +247,7 @@ def build_viewer(replay_file: Path, out: Path) -> Path:
                       json.dumps(catalogue(str(replay.header["game"])), ensure_ascii=True))
         page = out / "viewer.html"
         write_whole(page, environment().get_template("viewer.html.j2").render(
-            root="", title=replay_file.name, back=None))
+            root="", title=replay_file.name, back=None, games=False))
     except OSError as exc:
         raise ArenaError(f"cannot write the viewer in {out}: {exc.strerror or exc}") from None
     return page

@@ -132,3 +132,9 @@ def test_viewer_switches_views_and_jumps_to_a_round(page: Any, finished_run: Pat
     page.select_option("#round", options[1].get_attribute("value"))
     assert page.locator("#position").inner_text().startswith(
         f"step {options[1].get_attribute('value')} / ")
+    other = sorted((finished_run / "replays").glob("*.jsonl"))[1].stem
+    assert page.locator("#game option").count() == 4
+    page.select_option("#game", other)
+    page.wait_for_url(f"**game={other}**")
+    page.wait_for_selector("#board .seat.own")
+    assert page.locator("#position").inner_text().startswith("step 0 / ")

@@ -21,7 +21,10 @@
   var index = 0;
   var timer = null;
 
+  var games = [];
   window.arenaCatalogue = function (data) { catalogue = data || {}; };
+  // the report's list of games (data/games.js), for the game selector; absent for arena view
+  window.arenaGames = function (list) { games = list || []; };
   var packed = {};
   // a view file calls arenaView(name, base64 of the gzip-compressed JSON): ten times smaller
   window.arenaView = function (name, data) { packed[name] = data; };
@@ -114,6 +117,22 @@
         window.history.replaceState(null, "", url.toString());
       } catch (ignored) { /* some browsers refuse to rewrite file:// addresses */ }
     });
+  }
+
+  function fillGames() {
+    var select = $("game");
+    if (!games.length) { select.parentNode.hidden = true; return; }
+    games.forEach(function (g) {
+      select.appendChild(el("option", {value: g.key, text: g.key + ": " + g.label}));
+    });
+    select.value = gameKey;
+    select.onchange = function () {
+      var url = new URL(window.location.href);
+      url.searchParams.set("game", select.value);
+      url.searchParams.set("view", wanted);
+      url.searchParams.delete("step");
+      window.location.href = url.toString();
+    };
   }
 
   function fillSelectors() {
@@ -318,7 +337,17 @@
     if (acting) { chars.appendChild(el("span", {cls: "acting-as", text: "acting: " + niceId(state.current.character)})); }
     card.appendChild(chars);
     var city = el("ul", {cls: "city"});
-    ((state.cities || [])[seat] || []).forEach(function (id) { city.appendChild(district(id)); });
+    var beautified = ((state.beautified || [])[seat] || []).slice();
+    ((state.cities || [])[seat] || []).forEach(function (id) {
+      var chip = district(id);
+      var at = beautified.indexOf(id);
+      if (at >= 0) {  // the Artist's gold on it: worth one more point
+        beautified.splice(at, 1);
+        chip.className += " beautified";
+        chip.title += ", beautified (+1)";
+      }
+      city.appendChild(chip);
+    });
     card.appendChild(city);
     if (own && state.hand) {
       var hand = el("ul", {cls: "hand", title: "your hand"});
@@ -424,6 +453,7 @@
                   PageDown: function () { jumpRound(1); }, PageUp: function () { jumpRound(-1); }};
       if (keys[e.key] && current) { e.preventDefault(); keys[e.key](); }
     });
+    fillGames();
     setView(wanted, 0);
   });
 }());
