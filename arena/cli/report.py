@@ -66,7 +66,9 @@ def report_done(built: Built, seconds: float) -> None:
 @click.command(short_help="Write the replay viewer for FILE (a replay .jsonl) and open it.")
 @click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
 @click.option("--out", "-o", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Where to write the viewer (default: FILE without .jsonl, plus -view).")
+              help="Where to write the viewer (default: NAME-view in the current directory, "
+                   "NAME being FILE's name without .jsonl; never beside the replay, where "
+                   "`arena verify` would take it for a planted file).")
 @click.option("--no-open", is_flag=True, help="Only write the viewer; open no browser.")
 def view(file: Path, out: Path | None, no_open: bool) -> None:
     """Write a replay viewer for FILE and open it in a web browser.
@@ -75,7 +77,7 @@ def view(file: Path, out: Path | None, no_open: bool) -> None:
     pause, PageUp/PageDown a round) in the public view or as one seat saw it. Each view's
     data holds only what that view may know.
     """
-    target = out or file.with_name(f"{file.stem}-view")
+    target = out or Path(f"{file.stem}-view")
     page = build_viewer(file, target)
     console.print(f"Viewer: {page}")
     if not no_open:

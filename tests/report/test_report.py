@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -113,3 +114,16 @@ def test_view_writes_a_viewer_for_one_replay(runner: CliRunner, finished_run: Pa
     names = sorted(p.name for p in (tmp_path / "v" / "data" / "game").iterdir())
     assert names == ["public.js", "seat0.js", "seat1.js", "seat2.js"]
     assert (tmp_path / "v" / "assets" / "viewer.js").is_file()
+
+
+def test_view_writes_into_the_current_directory_by_default(runner: CliRunner,
+                                                           finished_run: Path,
+                                                           tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    replay = sorted((finished_run / "replays").glob("*.jsonl"))[0]
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(main, ["view", str(replay), "--no-open"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / f"{replay.stem}-view" / "viewer.html").is_file()
+    assert sorted(p.suffix for p in replay.parent.iterdir()) == [".jsonl"] * 4
