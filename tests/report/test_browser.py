@@ -138,3 +138,27 @@ def test_viewer_switches_views_and_jumps_to_a_round(page: Any, finished_run: Pat
     page.wait_for_url(f"**game={other}**")
     page.wait_for_selector("#board .seat.own")
     assert page.locator("#position").inner_text().startswith("step 0 / ")
+
+
+def step_shown(page: Any) -> int:
+    return int(page.locator("#position").inner_text().split()[1])
+
+
+def test_viewer_plays_pauses_and_pages_through_rounds(page: Any, finished_run: Path) -> None:
+    replay_file = sorted((finished_run / "replays").glob("*.jsonl"))[0]
+    page.goto((finished_run / "report" / "viewer.html").as_uri() + f"?game={replay_file.stem}")
+    page.wait_for_selector("#board .seat")
+    page.keyboard.press(" ")
+    assert page.locator("#play").inner_text() == "pause"
+    page.wait_for_function("parseInt(document.getElementById('position').textContent"
+                           ".split(' ')[1], 10) >= 2")
+    page.click("#play")
+    assert page.locator("#play").inner_text() == "play"
+    page.keyboard.press("Home")
+    starts = [int(v) for v in page.locator("#round option").evaluate_all(
+        "els => els.map(e => e.value)")]
+    page.keyboard.press("PageDown")
+    assert step_shown(page) == starts[1]
+    page.keyboard.press("PageDown")
+    page.keyboard.press("PageUp")
+    assert step_shown(page) == starts[1]
