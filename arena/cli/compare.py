@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from arena.cli.options import (
+    cluster_option,
     move_ms_option,
     parse_rules,
     rules_option,
@@ -128,11 +129,12 @@ def _opponent(text: str) -> BotSpec:
               help="Print a progress line every this many counted games.")
 @tcp_option()
 @sandbox_option()
+@cluster_option()
 def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], players: int,
             elo0: float, elo1: float, alpha: float, beta: float, max_games: int,
             concurrency: int | None, out: Path | None, resume: bool, seed: int,
             rule_pairs: tuple[str, ...], move_ms: int, startup_ms: int, max_faults: int,
-            report_every: int, tcp: bool, sandbox: str) -> None:
+            report_every: int, tcp: bool, sandbox: str, cluster: str | None) -> None:
     """Play duplicate deals of GAME until a sequential test says whether the candidate is
     better than the base (docs/compare.md).
 
@@ -155,7 +157,7 @@ def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], pl
         err_console.print(f"[bold yellow]{note}[/]")
     lines = _ProgressLines(report_every, setup)
     run = CompareRun(setup, out, max_games=max_games, concurrency=concurrency, resume=resume,
-                     on_progress=lines.update)
+                     on_progress=lines.update, cluster=cluster)
     try:
         result = run.run()
     except Interrupted as exc:

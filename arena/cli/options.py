@@ -66,3 +66,20 @@ def sandbox_option(default: str | None = SandboxMode.AUTO.value) -> Callable[[F]
                         help="Isolate each bot: bwrap (bubblewrap, or refuse to run), auto "
                              "(bwrap where this machine allows it, else none, said loudly) "
                              f"or none (trusted bots). Default: {where}. See `arena doctor`.")
+
+
+def cluster_option() -> Callable[[F], F]:
+    """`--cluster ADDRESS`: play the games on a Dask cluster (docs/cluster.md)."""
+
+    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        from arena.tournament.clusterconf import cluster_problem
+
+        if value is not None and (problem := cluster_problem(value)) is not None:
+            raise click.BadParameter(problem)
+        return value
+
+    return click.option("--cluster", metavar="ADDRESS", default=None, callback=check,
+                        help="Play the games as tasks on the Dask cluster whose scheduler is "
+                             "at ADDRESS (tcp://HOST:8786, tls://HOST:8786), or on a new "
+                             "local one of N worker processes with local:N. Results are "
+                             "the same as a local run's. See docs/cluster.md.")

@@ -15,7 +15,7 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from arena.cli.options import sandbox_option
+from arena.cli.options import cluster_option, sandbox_option
 from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ArenaError
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
@@ -63,6 +63,7 @@ PROGRESS_LINES = 100
               help="With --resume, Swiss only: BOT, added to FILE, joins from the next "
                    "round with no points. Recorded in the run. Repeatable.")
 @sandbox_option(default=None)
+@cluster_option()
 @click.option("--max-bots", type=click.IntRange(min=1), default=None,
               help="Bot processes alive at once per worker (default: the file's `max_bots`, "
                    "else twice the table size); bots start when a game needs them and the "
@@ -72,7 +73,8 @@ PROGRESS_LINES = 100
                    "writes it later.")
 def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
         dry_run: bool, withdraw: tuple[str, ...], enter: tuple[str, ...],
-        sandbox: str | None, max_bots: int | None, no_report: bool) -> None:
+        sandbox: str | None, cluster: str | None, max_bots: int | None,
+        no_report: bool) -> None:
     """Run the tournament described in FILE (YAML; see docs/tournaments.md).
 
     On a terminal a live view shows the progress, the running games and the top of the
@@ -102,7 +104,8 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     view = _LiveView() if live_view_wanted() else None
     lines = _ProgressLines()
     runner = Runner(config, out, concurrency=concurrency, resume=resume, withdraw=withdraw,
-                    enter=enter, on_progress=lines.update if view is None else view.update)
+                    enter=enter, on_progress=lines.update if view is None else view.update,
+                    cluster=cluster)
     try:
         if view is None:
             table = runner.run()

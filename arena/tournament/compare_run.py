@@ -10,7 +10,6 @@ few ahead of the test, so games finished after the verdict are stored but not co
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import sqlite3
@@ -31,6 +30,7 @@ from arena.tournament.compare import (
     deal_seed,
 )
 from arena.tournament.config import preflight
+from arena.tournament.executor import Executor, open_executor
 from arena.tournament.outputs import write_outputs
 from arena.tournament.pairing import RoundPlan
 from arena.tournament.runner import Interrupted, Job, RefereeFactory, Runner
@@ -38,7 +38,7 @@ from arena.tournament.secret import ensure_salt, read_salt
 from arena.tournament.sprt import Sequential, Status, Verdict
 from arena.tournament.standings import PointsRule, compute
 from arena.tournament.store import DB_NAME, GameKey, Store, StoredGame
-from arena.tournament.workers import DiskFull, Pool, disk_full
+from arena.tournament.workers import DiskFull, disk_full
 
 REPORT_NAME = "compare.json"
 AHEAD = 2
@@ -81,13 +81,14 @@ class CompareRun:
     def __init__(self, setup: CompareSetup, out: Path, *, max_games: int,
                  concurrency: int | None = None, resume: bool = False,
                  referee: RefereeFactory | None = None,
-                 on_progress: Callable[[CompareProgress], None] | None = None) -> None:
+                 on_progress: Callable[[CompareProgress], None] | None = None,
+                 cluster: str | None = None) -> None:
         self.setup, self.out, self.resume = setup, out, resume
         self.max_deals = max(1, max_games // 2)
         self.concurrency = concurrency or os.cpu_count() or 1
         # the tournament runner lends its worker pool its bots, referee and directory
         self.runner = Runner(setup.tournament(out, self.concurrency), out,
-                             concurrency=self.concurrency, referee=referee)
+                             concurrency=self.concurrency, referee=referee, cluster=cluster)
         self.test = Sequential(setup.hypotheses, setup.pairing)
         self.progress = CompareProgress(self.test.status(), 2 * self.max_deals)
         self.on_progress = on_progress or (lambda progress: None)
@@ -131,7 +132,7 @@ class CompareRun:
             self._advance()
             if not self._done():
                 try:
-                    with Pool(self.runner, functools.partial(_stored, store)) as pool:
+                    with open_executor(self.runner, store) as pool:
                         self._play(store, pool)
                 except KeyboardInterrupt:
                     raise Interrupted(f"interrupted: {len(self.records)} games are stored in "
@@ -182,7 +183,7 @@ class CompareRun:
             self.test.add(*deal_result(self.setup, deal, games[0], games[1]))
         self.progress.status = self.test.status()
 
-    def _play(self, store: Store, pool: Pool) -> None:
+    def _play(self, store: Store, pool: Executor) -> None:
         self._hand_out(store, pool)
         while not self._done():
             event = pool.next_event()
@@ -200,7 +201,7 @@ class CompareRun:
                 self.progress.running.pop(worker, None)
             self.on_progress(self.progress)
 
-    def _hand_out(self, store: Store, pool: Pool) -> None:
+    def _hand_out(self, store: Store, pool: Executor) -> None:
         """Hand out deals up to `AHEAD` per worker beyond the test's position."""
         last = min(self.max_deals, self.test.sample.n + AHEAD * self.concurrency)
         while self.handed < last:
@@ -271,8 +272,4 @@ def _check_same(out: Path, setup: CompareSetup) -> None:
             f"{out} holds another run ({name!r}): a comparison resumes only with the same "
             "game, bots, players, rules, seed, time control, --max-faults and SPRT bounds; "
             "its games were left untouched: use another --out")
-
-
-def _stored(store: Store, key: GameKey) -> GameRecord | None:
-    return next((g.record for g in store.games() if g.key == key), None)
 

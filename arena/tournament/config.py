@@ -29,6 +29,7 @@ from arena.core.registry import Registry
 from arena.referee.players import BUILTINS
 from arena.referee.sandbox import SandboxPolicy
 from arena.referee.spec import BotSpec, FaultPolicy, Restart, TimeControl
+from arena.tournament.clusterconf import placement
 from arena.tournament.isolation import bot_network, max_bots, sandbox_policy
 from arena.tournament.pairing import ALL_SUBSETS_LIMIT, table_sizes
 from arena.tournament.yamlpos import LineDict, LineList, load
@@ -87,6 +88,12 @@ class TournamentConfig:
     """The bots' sandbox and limits (`sandbox:`, `limits:`; see docs/security.md)."""
     max_bots: int | None = None
     """Bot processes alive at once per worker (`max_bots:`); None: twice the table size."""
+    cluster: str | None = None
+    """The Dask cluster that plays the games (`executor: dask`, `cluster:`; `local[:N]`
+    starts one on this machine); None: local worker processes."""
+    bot_files: str = "bundle"
+    """How bots reach a cluster's workers: `bundle` (packed and sent) or `shared` (the
+    same paths on a filesystem every worker mounts)."""
     scored: Mapping[str, Any] | None = None
     """The file's keys that make the fingerprint, as plain data."""
 
@@ -113,9 +120,10 @@ class TournamentConfig:
 TOP_KEYS = ("name", "game", "rules", "players_per_game", "format", "rounds",
             "games_per_pairing", "time", "faults", "concurrency", "seed", "out", "bots",
             "transport", "sandbox", "limits", "max_bots",
-            "challengers", "points", "bye_points", "max_games")
+            "challengers", "points", "bye_points", "max_games", "executor", "cluster",
+            "bot_files")
 UNSCORED = ("out", "concurrency", "name", "transport", "max_games", "sandbox", "limits",
-            "max_bots")
+            "max_bots", "executor", "cluster", "bot_files")
 """Keys that change neither the schedule nor the results: not in the fingerprint."""
 REQUIRED = ("name", "game", "bots")
 
@@ -277,6 +285,7 @@ class _Builder:
                   f"transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
         sandbox = sandbox_policy(doc, p.add)
         bound = max_bots(doc, p.add, table.size)
+        cluster, bot_files = placement(doc, p.add)
         if p.items:
             return None
         raw = {k: _plain(doc.get(k)) for k in TOP_KEYS if k not in UNSCORED}
@@ -288,7 +297,7 @@ class _Builder:
             bots=tuple(bots), challengers=tuple(challengers), points=points,
             bye_points=bye, fingerprint=fingerprint, source=self.p.source,
             bot_lines=bot_lines, transport=transport, sandbox=sandbox, max_bots=bound,
-            scored=raw,
+            cluster=cluster, bot_files=bot_files, scored=raw,
         )
 
     # scalars -------------------------------------------------------------------------

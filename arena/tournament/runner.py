@@ -29,6 +29,7 @@ from arena.core.record import GameRecord
 from arena.referee.spec import LOOPBACK_TCP, BotSpec, FaultPolicy, TimeControl
 from arena.tournament import changes
 from arena.tournament.config import TournamentConfig, preflight
+from arena.tournament.executor import Executor, open_executor
 from arena.tournament.formats import schedule_for
 from arena.tournament.outputs import write_outputs
 from arena.tournament.pairing import History, RoundPlan
@@ -36,7 +37,7 @@ from arena.tournament.secret import ensure_salt, game_seed, read_salt
 from arena.tournament.settings import Settings
 from arena.tournament.standings import Standings, ranking
 from arena.tournament.store import DB_NAME, PUBLIC, GameKey, Store, StoredGame
-from arena.tournament.workers import DiskFull, Pool, disk_full
+from arena.tournament.workers import DiskFull, disk_full
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +85,8 @@ class Progress:
     last: GameRecord | None = None
     bots: dict[int, int] = field(default_factory=dict)
     """Worker -> its bot processes alive after its last game."""
+    bundles: list[str] = field(default_factory=list)
+    """The digests of the bot bundles sent to a cluster's workers, once per send."""
 
     @property
     def bots_alive(self) -> int:
@@ -120,8 +123,11 @@ class Runner:
     def __init__(self, config: TournamentConfig, out: Path, *, concurrency: int | None = None,
                  resume: bool = False, referee: RefereeFactory | None = None,
                  on_progress: Callable[[Progress], None] | None = None,
-                 withdraw: Sequence[str] = (), enter: Sequence[str] = ()) -> None:
+                 withdraw: Sequence[str] = (), enter: Sequence[str] = (),
+                 cluster: str | None = None) -> None:
         self.config, self.out, self.resume = config, out, resume
+        self.cluster = cluster if cluster is not None else config.cluster
+        """The Dask cluster's address (`--cluster`, else the file's); None: local workers."""
         self.withdraw, self.enter = list(withdraw), list(enter)
         self.settings = Settings.of(config)
         """The run's settings: the file's, with the withdrawals and entries recorded."""
@@ -161,7 +167,7 @@ class Runner:
             self.rounds = store.rounds()
             self.progress.resumed = self.progress.done = len(self.games)
             try:
-                with Pool(self, functools.partial(_stored, store)) as pool:
+                with open_executor(self, store) as pool:
                     self._play_all(store, pool)
             except KeyboardInterrupt:
                 raise Interrupted(
@@ -212,7 +218,7 @@ class Runner:
         return self.config.fingerprint_without(
             changes.entered(self.out) | set(self.enter) if self.resume else set())
 
-    def _play_all(self, store: Store, pool: Pool) -> None:
+    def _play_all(self, store: Store, pool: Executor) -> None:
         plans = static_schedule(self.config)
         if plans is not None:
             for plan in plans:
@@ -256,12 +262,12 @@ class Runner:
                              "one this run computes: the database does not match this "
                              "tournament's results")
 
-    def play(self, pool: Pool, jobs: list[Job]) -> None:
+    def play(self, pool: Executor, jobs: list[Job]) -> None:
         """Play `jobs` on `pool` until each is stored (the games are committed by the
         workers); the one call through which a ladder hands its rounds to the workers."""
         self._play(pool, jobs)
 
-    def _play(self, pool: Pool, jobs: list[Job]) -> None:
+    def _play(self, pool: Executor, jobs: list[Job]) -> None:
         held = {g.key for g in self.games}
         todo = [j for j in jobs if j.key not in held]
         for job in todo:
@@ -284,6 +290,8 @@ class Runner:
                 log.warning("%s", payload)
             elif kind == "bots":
                 self.progress.bots[worker] = len(payload)
+            elif kind == "bundle":
+                self.progress.bundles.append(payload)
             self.on_progress(self.progress)
 
     def _finished(self, key: GameKey, record: GameRecord) -> None:
@@ -316,7 +324,3 @@ def isolation_warning(config: TournamentConfig) -> str | None:
 
     return warning(resolve(config.sandbox))
 
-
-def _stored(store: Store, key: GameKey) -> GameRecord | None:
-    """Return the committed record of one game, if any (rarely needed: no index by key)."""
-    return next((g.record for g in store.games() if g.key == key), None)

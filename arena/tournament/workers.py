@@ -51,8 +51,8 @@ POLL_S = 0.5
 Event = tuple[str, int, GameKey | None, Any]
 """(kind, worker index, game, payload). Kinds: `start`, `bots` (payload: the names of the
 bots whose process is alive in that worker, sent before its `done`), `done` (payload: the
-record's JSON), `retry` (payload: what happened, one line); `error` is raised, never
-returned."""
+record's JSON), `retry` (payload: what happened, one line), `bundle` (a cluster's worker
+received a bot bundle; payload: its digest); `error` is raised, never returned."""
 AFFINITY_WINDOW = 64
 """How many queued games an idle worker looks through for the one whose bots it has."""
 

@@ -1,0 +1,211 @@
+"""Bot bundles: a bot's own directories packed by the coordinator, unpacked on a worker.
+
+A bot's own directories are those the sandbox gives it (`own_dirs`: its cwd and the
+directories of the program files its command names). The coordinator packs them into one
+tar whose bytes depend only on the files' paths, contents and executable bits, so its
+SHA-256 names the bot's exact code: a worker keeps what it unpacked under that name and
+asks for a bundle only when it holds no directory of that name (a changed bot has a new
+name, an unchanged one is never sent twice to the same machine).
+
+On the worker, the command and cwd are rewritten to the unpacked copy; the interpreter
+that ran arena on the coordinator (`{python}`) becomes the worker's own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import shutil
+import stat
+import sys
+import tarfile
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from arena.core.errors import ConfigError
+from arena.referee.sandbox import own_dirs
+from arena.referee.spec import BotSpec
+
+MAX_BUNDLE_BYTES = 256 << 20
+"""A bot's files above this size are refused as a bundle (`bot_files: shared` instead)."""
+SKIPPED = frozenset({"__pycache__", ".git"})
+"""Directory names never packed: caches that change without the bot changing."""
+CACHE_ENV = "ARENA_BUNDLE_CACHE"
+"""Where a worker keeps unpacked bundles (default: the temp directory's arena-bundles-UID)."""
+
+
+PYTHON = -1
+"""In a `Placed` argument: the interpreter running arena (on the worker, its own)."""
+LITERAL = -2
+"""In a `Placed` argument: the text as written."""
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A bot's command and cwd relative to its bundle: what a worker needs besides the bytes.
+
+    Each argument is (root index, path inside that root), or (`PYTHON`, "") or
+    (`LITERAL`, text); the roots are unpacked as `0/`, `1/`, ... of the bundle.
+    """
+
+    digest: str
+    args: tuple[tuple[int, str], ...]
+    cwd: tuple[int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Bundle:
+    """One bot's files: the tar's bytes, their hash, and how its command maps onto them."""
+
+    bot: str
+    data: bytes
+    placed: Placed
+
+    @property
+    def digest(self) -> str:
+        return self.placed.digest
+
+
+def roots_of(spec: BotSpec) -> tuple[str, ...]:
+    """The bot's own directories, outermost only (a root inside another is packed once)."""
+    dirs = sorted(set(own_dirs(spec.cmd, spec.cwd)), key=len)
+    kept: list[str] = []
+    for d in dirs:
+        if not any(_inside(d, k) for k in kept):
+            kept.append(d)
+    return tuple(kept)
+
+
+def pack(spec: BotSpec, skip: Sequence[Path] = ()) -> Bundle | None:
+    """Pack a bot's own directories; None for a bot with none (a built-in, a system command).
+
+    `skip` names directories never packed (the run's output directory).
+
+    Raises:
+        ConfigError: the files are larger than `MAX_BUNDLE_BYTES`, or one cannot be read.
+    """
+    if spec.builtin is not None:
+        return None
+    roots = roots_of(spec)
+    if not roots:
+        return None
+    buffer = io.BytesIO()
+    skipped = [str(p.resolve()) for p in skip]
+    total = 0
+    try:
+        with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for index, root in enumerate(roots):
+                for path in _files(Path(root), skipped):
+                    total += path.stat().st_size
+                    if total > MAX_BUNDLE_BYTES:
+                        raise ConfigError(
+                            f"bot {spec.name!r}: its files in {', '.join(roots)} exceed "
+                            f"{MAX_BUNDLE_BYTES >> 20} MiB, too large to send as a bundle; "
+                            "put them on a filesystem every worker shares and set "
+                            "`bot_files: shared`")
+                    tar.addfile(*_entry(path, f"{index}/{path.relative_to(root)}"))
+    except OSError as exc:
+        raise ConfigError(f"bot {spec.name!r}: cannot pack {exc.filename}: "
+                          f"{exc.strerror}") from None
+    data = buffer.getvalue()
+    return Bundle(spec.name, data, _placed(spec, hashlib.sha256(data).hexdigest(), roots))
+
+
+def _placed(spec: BotSpec, digest: str, roots: tuple[str, ...]) -> Placed:
+    """Map each argument that names an existing path inside a root (and the cwd) onto it."""
+    base = Path(spec.cwd or os.getcwd())
+
+    def where(value: str) -> tuple[int, str] | None:
+        path = os.path.normpath(base / value)
+        if not os.path.lexists(path):
+            return None
+        real = str(Path(path).resolve())
+        for index, root in enumerate(roots):
+            if _inside(real, root):
+                return index, os.path.relpath(real, root)
+        return None
+
+    args = tuple((PYTHON, "") if arg == sys.executable else where(arg) or (LITERAL, arg)
+                 for arg in spec.cmd)
+    return Placed(digest, args, where(spec.cwd or str(base)) or (0, "."))
+
+
+def _files(root: Path, skipped: list[str]) -> Iterator[Path]:
+    """Regular files and links under `root`, in a fixed order (the hash must not depend on
+    the order a directory lists its entries)."""
+    for top, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED
+                         and str(Path(top, d).resolve()) not in skipped)
+        for name in sorted(files):
+            yield Path(top, name)
+
+
+def _entry(path: Path, name: str) -> tuple[tarfile.TarInfo, io.BytesIO | None]:
+    """A tar entry that records only what the bot can tell: the path, the content, whether
+    it is executable, where a link points (no owner, no time)."""
+    info = tarfile.TarInfo(name)
+    mode = path.lstat().st_mode
+    if stat.S_ISLNK(mode):
+        info.type, info.linkname = tarfile.SYMTYPE, os.readlink(path)
+        return info, None
+    data = path.read_bytes()
+    info.size, info.mode = len(data), 0o755 if mode & stat.S_IXUSR else 0o644
+    return info, io.BytesIO(data)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def cache_dir() -> Path:
+    """Where this machine keeps unpacked bundles, shared by its workers and runs."""
+    env = os.environ.get(CACHE_ENV)
+    if env:
+        return Path(env)
+    return Path(tempfile.gettempdir()) / f"arena-bundles-{os.getuid()}"
+
+
+def unpacked(digest: str) -> Path | None:
+    """The directory holding bundle `digest` on this machine, if it was unpacked here."""
+    path = cache_dir() / digest
+    return path if path.is_dir() else None
+
+
+def unpack(digest: str, data: bytes) -> Path:
+    """Unpack a bundle into the cache (atomically: a half-written bundle is never seen).
+
+    Raises:
+        ValueError: the bytes do not have the digest (corrupted on the way).
+    """
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise ValueError(f"bundle {digest[:12]} arrived damaged (its hash differs)")
+    target = cache_dir() / digest
+    if target.is_dir():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-", dir=target.parent))
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            tar.extractall(staging, filter="data")
+        with contextlib.suppress(FileExistsError, OSError):
+            # another worker of this machine may have unpacked it first: theirs stays
+            staging.rename(target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def place(spec: BotSpec, placed: Placed, home: Path) -> BotSpec:
+    """Rewrite a bot to run from its bundle unpacked in `home`."""
+
+    def path(index: int, text: str) -> str:
+        if index == PYTHON:
+            return sys.executable
+        return text if index == LITERAL else str(home / str(index) / text)
+
+    return replace(spec, cmd=tuple(path(*arg) for arg in placed.args),
+                   cwd=path(*placed.cwd))

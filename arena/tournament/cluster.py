@@ -1,0 +1,259 @@
+"""The `dask` executor: games as tasks on a Dask distributed cluster.
+
+The coordinator (this process) submits one task per game (`cluster_worker.play`) and alone
+writes the database: a task returns the record and the replay, written here the moment
+its result arrives, as a local worker would. A worker lost mid-game is Dask's to handle:
+the scheduler gives the task to another worker, which plays the game again from the start
+with the same seed (the first try left nothing behind). A game whose workers die
+`distributed.scheduler.allowed-failures` + 1 times stops the run, like `MAX_DEATHS`.
+
+Bots reach the workers as bundles (`arena.tournament.bundles`) unless the file says
+`bot_files: shared`. A bundle travels only to a machine whose cache lacks it: the first
+task there answers `Need`, and its second try carries the bytes (scattered once into the
+cluster, so a second machine fetches them from a peer).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import queue
+import re
+import secrets
+from collections import deque
+from dataclasses import replace
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from arena.core.errors import ArenaError
+from arena.core.record import GameRecord
+from arena.tournament.bundles import Bundle, pack
+from arena.tournament.cluster_worker import Done, Failed, Need, WorkSpec, close_run, play
+from arena.tournament.store import GameKey, Store
+from arena.tournament.workers import POLL_S, Event
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+    from arena.tournament.runner import Job, Runner
+
+log = logging.getLogger(__name__)
+
+CONNECT_S = 20
+"""How long to wait for a remote scheduler before saying it cannot be reached."""
+_RESUME = ("; the games committed so far are kept: once that is fixed, run again with "
+           "--resume")
+
+
+class DaskExecutor:
+    """Plays a runner's jobs on a Dask cluster (`local:N` starts a LocalCluster)."""
+
+    def __init__(self, runner: Runner, store: Store, address: str) -> None:
+        self.runner, self.store, self.address = runner, store, address
+        self.token = secrets.token_hex(8)
+        self.client: Client | None = None
+        self.cluster: Any = None
+        self.spec: WorkSpec | None = None
+        self.bundles: dict[str, Bundle] = {}
+        self.scattered: dict[str, Future[Any]] = {}
+        self.inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self.ready: deque[Event] = deque()
+        self.jobs: dict[GameKey, Job] = {}
+        self.futures: dict[GameKey, Future[Any]] = {}
+        self.where: dict[GameKey, str] = {}
+        """The worker that last said it started each game not yet done."""
+        self.numbers: dict[str, int] = {}
+        self.tries = itertools.count()
+
+    def __enter__(self) -> DaskExecutor:
+        self.client, self.cluster = _connect(self.address, self.runner.concurrency)
+        try:
+            self.spec = self._spec()
+            self.client.subscribe_topic(self.spec.topic, self._on_topic)
+        except BaseException:
+            self._close()
+            raise
+        return self
+
+    def _spec(self) -> WorkSpec:
+        config = self.runner.config
+        placed = {}
+        if config.bot_files == "bundle":
+            for bot in config.bots:
+                bundle = pack(bot, skip=[self.runner.out])
+                if bundle is not None:
+                    self.bundles[bundle.digest] = bundle
+                    placed[bot.name] = bundle.placed
+        return WorkSpec(self.token, config.bots, placed, config.time, config.faults,
+                        config.game, dict(config.rules), config.sandbox,
+                        config.transport == "tcp", config.bot_bound())
+
+    def submit(self, job: Job) -> None:
+        """Queue a game on the cluster."""
+        self.jobs[job.key] = job
+        self._submit(job, {})
+
+    def _submit(self, job: Job, data: dict[str, Future[Any]]) -> None:
+        assert self.client is not None and self.spec is not None
+        future = self.client.submit(play, self.spec, job, (), data, pure=False,
+                                    key=f"arena-{self.token}-{job.key}-{next(self.tries)}")
+        self.futures[job.key] = future
+        future.add_done_callback(lambda f, key=job.key: self.inbox.put(("result", key)))
+
+    def _on_topic(self, event: tuple[float, dict[str, Any]]) -> None:
+        """Called on the client's thread: hand the event to the coordinator's thread."""
+        self.inbox.put(("topic", event[1]))
+
+    def next_event(self) -> Event | None:
+        """Return the next event, or None when the cluster said nothing for `POLL_S`.
+
+        Raises:
+            ArenaError: a game failed on a worker, or killed too many workers.
+        """
+        if not self.ready:
+            try:
+                kind, payload = self.inbox.get(timeout=POLL_S)
+            except queue.Empty:
+                return None
+            if kind == "topic":
+                self._started(payload)
+            else:
+                self._result(payload)
+        return self.ready.popleft() if self.ready else None
+
+    def _number(self, worker: str) -> int:
+        return self.numbers.setdefault(worker, len(self.numbers))
+
+    def _started(self, message: dict[str, Any]) -> None:
+        key, worker = GameKey(*message["start"]), str(message.get("worker", "?"))
+        if key not in self.jobs:
+            return  # already done (the word came after the result)
+        before = self.where.get(key)
+        if before is not None and before != worker:
+            self.ready.append(("retry", self._number(before), key,
+                               f"worker {before} was lost while playing game {key}; worker "
+                               f"{worker} plays it again from the start"))
+        self.where[key] = worker
+        self.ready.append(("start", self._number(worker), key, None))
+
+    def _result(self, key: GameKey) -> None:
+        future = self.futures[key]
+        if future.status != "finished":
+            if future.status == "cancelled":
+                return
+            raise ArenaError(f"game {key} {_failure(future.exception())}{_RESUME}")
+        outcome = future.result()
+        if isinstance(outcome, Need):
+            self._send(key, outcome.digests)
+        elif isinstance(outcome, Failed):
+            raise ArenaError(f"game {key} failed on worker {outcome.worker}: "
+                             f"{outcome.message}{_RESUME}")
+        else:
+            self._done(key, outcome)
+
+    def _send(self, key: GameKey, digests: tuple[str, ...]) -> None:
+        """Try a game again with the bundles its worker lacked."""
+        assert self.client is not None
+        unknown = [d for d in digests if d not in self.bundles]
+        if unknown:
+            raise ArenaError(f"a worker asked for bundle {unknown[0][:12]}, which this run "
+                             "never made")
+        for digest in digests:
+            if digest not in self.scattered:
+                self.scattered[digest] = self.client.scatter(self.bundles[digest].data,
+                                                             hash=False)
+        self._submit(self.jobs[key], {d: self.scattered[d] for d in digests})
+
+    def _done(self, key: GameKey, done: Done) -> None:
+        """Write the replay and commit the game, as a local worker does."""
+        worker = self._number(self.where.pop(key, done.worker))
+        for digest in done.unpacked:
+            log.info("bundle %s (%s) sent to %s", digest[:12], self._owners(digest),
+                     done.worker)
+            self.ready.append(("bundle", worker, None, digest))
+        replay = self.runner.out / "replays" / f"{key}.jsonl"
+        replay.write_bytes(done.replay)
+        record = replace(GameRecord.from_json(done.record), replay=str(replay))
+        self.store.add_game(key, record)
+        del self.jobs[key]
+        self.futures.pop(key, None)
+        self.ready.append(("bots", worker, None, list(done.live)))
+        self.ready.append(("done", worker, key, record.to_json()))
+
+    def _owners(self, digest: str) -> str:
+        spec = self.spec
+        names = [n for n, p in (spec.placed.items() if spec else []) if p.digest == digest]
+        return ", ".join(names)
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        """Cancel what is left, stop the workers' referees (keeping their bots' logs)."""
+        client = self.client
+        if client is None:
+            return
+        with contextlib.suppress(Exception):
+            client.cancel(list(self.futures.values()))
+        with contextlib.suppress(Exception):
+            client.unsubscribe_topic(f"arena-{self.token}")
+        try:
+            logs = client.run(close_run, self.token)
+        except Exception as exc:  # noqa: BLE001 - a worker gone: its bots went with it
+            log.warning("could not collect the bots' logs from the workers: %s", exc)
+            logs = {}
+        self._keep_logs(logs)
+        with contextlib.suppress(Exception):
+            client.close()
+        if self.cluster is not None:
+            with contextlib.suppress(Exception):
+                self.cluster.close()
+        self.client = None
+
+    def _keep_logs(self, logs: dict[str, dict[str, bytes]]) -> None:
+        """Write each worker's bot logs under OUT/logs/WORKER/ (best effort)."""
+        for worker, files in logs.items():
+            folder = self.runner.out / "logs" / re.sub(r"[^A-Za-z0-9.-]+", "_", worker)
+            for name, data in files.items():
+                with contextlib.suppress(OSError):
+                    path = folder / name
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(data)
+
+
+def _failure(exc: BaseException | None) -> str:
+    """One line for a task that raised (a worker lost too often, or cancelled)."""
+    name = type(exc).__name__
+    if name == "KilledWorker":
+        return (f"killed every worker that played it ({exc}); the run stops here: a game "
+                "that kills its worker this often is not bad luck")
+    return f"failed on the cluster: {name}: {exc}"
+
+
+def _connect(address: str, workers: int) -> tuple[Client, Any]:
+    """A client of the cluster at `address` (`local[:N]`: a new LocalCluster of N workers).
+
+    Raises:
+        ArenaError: the scheduler cannot be reached, or the cluster cannot start.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ArenaError("executor dask needs Dask: pip install 'arena[cluster]' (dask and "
+                         "distributed) on this machine and on every worker") from None
+    cluster: Any = None
+    try:
+        if address.startswith("local"):
+            count = int(address.partition(":")[2] or workers)
+            # one thread a worker: a referee is Python, threads would share one GIL
+            cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+            return Client(cluster), cluster
+        return Client(address, timeout=CONNECT_S), None
+    except (OSError, TimeoutError, ValueError) as exc:
+        if cluster is not None:
+            cluster.close()
+        raise ArenaError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+

@@ -1,0 +1,193 @@
+"""What runs on a Dask worker: one game per task, played by a referee the worker keeps.
+
+Each worker thread keeps one referee per run (and so its own bot processes, reused across
+the games it plays, in its own sandboxes), built the first time a game of that run reaches
+it and closed when the coordinator ends the run (`close_run`). A bot sent as a bundle runs
+from the machine's bundle cache (`arena.tournament.bundles`); a task that finds a bundle
+missing answers `Need` and the coordinator sends it the bytes with the next try.
+
+The worker never opens the coordinator's database: a task returns the record and the
+replay's bytes, and the coordinator writes both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import threading
+import traceback
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena.core.errors import ArenaError
+from arena.core.game import Json
+from arena.referee.sandbox import SandboxPolicy
+from arena.referee.spec import LOOPBACK_TCP, BotSpec, FaultPolicy, TimeControl
+from arena.tournament.bundles import Placed, place, unpack, unpacked
+
+if TYPE_CHECKING:
+    from arena.referee import Referee
+    from arena.tournament.runner import Job
+
+
+@dataclass(frozen=True, slots=True)
+class WorkSpec:
+    """Everything a worker needs to play the games of one run (sent with each task)."""
+
+    token: str
+    """Names the run on the workers (its referees, its event topic)."""
+    bots: tuple[BotSpec, ...]
+    placed: Mapping[str, Placed]
+    """Bot name -> where its bundle puts its files; a bot not named runs as written (a
+    built-in, or files on a filesystem every worker shares)."""
+    time: TimeControl
+    faults: FaultPolicy
+    game: str
+    rules: Mapping[str, Json]
+    sandbox: SandboxPolicy
+    tcp: bool
+    max_bots: int
+
+    @property
+    def topic(self) -> str:
+        """The Dask event topic on which the workers say which game they start."""
+        return f"arena-{self.token}"
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """The task did not play: these bundles are not on the worker's machine."""
+
+    digests: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """A played game: the record's JSON, the replay's bytes, and the worker's state."""
+
+    record: dict[str, Json]
+    replay: bytes
+    live: tuple[str, ...]
+    """The bots whose process is alive in that worker thread after the game."""
+    unpacked: tuple[str, ...]
+    """The bundles this task received and unpacked."""
+    worker: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The game could not be played: one line (a traceback, if any, on the worker's log)."""
+
+    message: str
+    worker: str
+
+
+@dataclass
+class _Seat:
+    """One worker thread's referee for one run."""
+
+    referee: Referee
+    workdir: Path
+    lock: threading.Lock
+
+
+_SEATS: dict[tuple[str, int], _Seat] = {}
+_SEATS_LOCK = threading.Lock()
+
+
+def play(spec: WorkSpec, job: Job, upcoming: Sequence[str],
+         data: Mapping[str, bytes]) -> Need | Done | Failed:
+    """Play one game (the Dask task); `data` holds the bytes of bundles the worker lacked."""
+    from distributed import get_worker
+
+    worker = get_worker()
+    try:
+        for digest, raw in data.items():
+            unpack(digest, raw)
+        missing = sorted({p.digest for p in spec.placed.values() if unpacked(p.digest) is None})
+        if missing:
+            return Need(tuple(missing))
+        seat = _seat(spec, Path(worker.local_directory))
+        with seat.lock:
+            worker.log_event(spec.topic, {"start": [job.key.round, job.key.table, job.key.repeat]})
+            replay = seat.workdir / "replays" / f"{job.key}.jsonl"
+            try:
+                record = seat.referee.play(spec.game, spec.rules, job.seed, job.seating,
+                                           replay, upcoming=upcoming)
+                raw_replay = replay.read_bytes()
+            finally:
+                replay.unlink(missing_ok=True)
+            live = tuple(seat.referee.live_bots())
+        return Done(record.to_json(), raw_replay, live, tuple(data), worker.address)
+    except ArenaError as exc:
+        return Failed(str(exc), worker.address)
+    except Exception as exc:  # noqa: BLE001 - our bug or a broken machine: say it in one line
+        worker_log(worker.local_directory, traceback.format_exc())
+        return Failed(f"{type(exc).__name__}: {exc} (traceback in "
+                      f"{worker.local_directory}/arena-error.log on that worker)",
+                      worker.address)
+
+
+def _seat(spec: WorkSpec, local: Path) -> _Seat:
+    """This thread's referee for the run, started on its first game."""
+    from arena.referee import Referee
+
+    key = (spec.token, threading.get_ident())
+    with _SEATS_LOCK:
+        seat = _SEATS.get(key)
+    if seat is not None:
+        return seat
+    bots = tuple(place(b, spec.placed[b.name], _home(spec.placed[b.name]))
+                 if b.name in spec.placed else b for b in spec.bots)
+    workdir = local / "arena" / spec.token / f"thread-{threading.get_ident()}"
+    (workdir / "replays").mkdir(parents=True, exist_ok=True)
+    # the run's directory on this worker (logs, replays in flight) is hidden from every bot
+    referee = Referee(bots, spec.time, spec.faults, workdir,
+                      endpoint=LOOPBACK_TCP if spec.tcp else None, sandbox=spec.sandbox,
+                      hide=(workdir.parent,), announce=False, max_bots=spec.max_bots)
+    referee.__enter__()
+    seat = _Seat(referee, workdir, threading.Lock())
+    with _SEATS_LOCK:
+        _SEATS[key] = seat
+    return seat
+
+
+def _home(placed: Placed) -> Path:
+    home = unpacked(placed.digest)
+    if home is None:  # checked by `play` just before
+        raise ArenaError(f"bundle {placed.digest[:12]} vanished from the worker's cache")
+    return home
+
+
+def close_run(token: str) -> dict[str, bytes]:
+    """Stop the referees (and bots) of run `token` in this worker; return the bots' logs
+    (path under the run's log directory -> bytes) for the coordinator to keep.
+
+    Run by the coordinator on every worker when the run ends (`Client.run`). A referee's
+    lock is taken first: its thread is then between games, and the memory barrier lets
+    another thread close its sockets.
+    """
+    with _SEATS_LOCK:
+        mine = [(k, s) for k, s in _SEATS.items() if k[0] == token]
+        for key, _ in mine:
+            del _SEATS[key]
+    logs: dict[str, bytes] = {}
+    for _, seat in mine:
+        with seat.lock, contextlib.suppress(Exception):
+            seat.referee.__exit__(None, None, None)
+        for path in sorted((seat.workdir / "logs").rglob("*")):
+            with contextlib.suppress(OSError):
+                if path.is_file():
+                    logs[f"{seat.workdir.name}/{path.relative_to(seat.workdir / 'logs')}"] = \
+                        path.read_bytes()
+        shutil.rmtree(seat.workdir.parent, ignore_errors=True)
+    return logs
+
+
+def worker_log(local: str, text: str) -> None:
+    """Append a traceback to the worker's arena-error.log (best effort)."""
+    with contextlib.suppress(OSError), open(Path(local) / "arena-error.log", "a") as f:
+        f.write(text)
+
