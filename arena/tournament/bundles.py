@@ -70,27 +70,32 @@ class Bundle:
         return self.placed.digest
 
 
-def roots_of(spec: BotSpec) -> tuple[str, ...]:
-    """The bot's own directories, outermost only (a root inside another is packed once)."""
-    dirs = sorted(set(own_dirs(spec.cmd, spec.cwd)), key=len)
+def roots_of(spec: BotSpec, default_cwd: Path | None = None) -> tuple[str, ...]:
+    """The bot's own directories, outermost only (a root inside another is packed once):
+    those of the program files its command names, and its cwd unless that is
+    `default_cwd` (the tournament file's directory, which holds much besides the bot)."""
+    dirs = own_dirs(spec.cmd, spec.cwd)
+    if spec.cwd and default_cwd is not None and \
+            Path(spec.cwd).resolve() == default_cwd.resolve():
+        dirs = dirs[1:]  # own_dirs lists the cwd first
     kept: list[str] = []
-    for d in dirs:
+    for d in sorted(set(dirs), key=len):
         if not any(_inside(d, k) for k in kept):
             kept.append(d)
     return tuple(kept)
 
 
-def pack(spec: BotSpec, skip: Sequence[Path] = ()) -> Bundle | None:
-    """Pack a bot's own directories; None for a bot with none (a built-in, a system command).
-
-    `skip` names directories never packed (the run's output directory).
+def pack(spec: BotSpec, skip: Sequence[Path] = (),
+         default_cwd: Path | None = None) -> Bundle | None:
+    """Pack a bot's own directories (`roots_of`); None for a bot with none (a built-in, a
+    system command). `skip` names directories never packed (the run's output directory).
 
     Raises:
         ConfigError: the files are larger than `MAX_BUNDLE_BYTES`, or one cannot be read.
     """
     if spec.builtin is not None:
         return None
-    roots = roots_of(spec)
+    roots = roots_of(spec, default_cwd)
     if not roots:
         return None
     buffer = io.BytesIO()

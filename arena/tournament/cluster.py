@@ -23,6 +23,7 @@ import re
 import secrets
 from collections import deque
 from dataclasses import replace
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +66,8 @@ class DaskExecutor:
         """The worker that last said it started each game not yet done."""
         self.numbers: dict[str, int] = {}
         self.tries = itertools.count()
+        self.delivered: set[tuple[str, str]] = set()
+        """(worker, digest) of each bundle a worker received."""
 
     def __enter__(self) -> DaskExecutor:
         self.client, self.cluster = _connect(self.address, self.runner.concurrency)
@@ -79,9 +82,10 @@ class DaskExecutor:
     def _spec(self) -> WorkSpec:
         config = self.runner.config
         placed = {}
+        home = Path(config.source).resolve().parent if Path(config.source).is_file() else None
         if config.bot_files == "bundle":
             for bot in config.bots:
-                bundle = pack(bot, skip=[self.runner.out])
+                bundle = pack(bot, skip=[self.runner.out], default_cwd=home)
                 if bundle is not None:
                     self.bundles[bundle.digest] = bundle
                     placed[bot.name] = bundle.placed
@@ -169,6 +173,9 @@ class DaskExecutor:
         """Write the replay and commit the game, as a local worker does."""
         worker = self._number(self.where.pop(key, done.worker))
         for digest in done.unpacked:
+            if (done.worker, digest) in self.delivered:
+                continue  # Dask sends a task's data to a worker that holds it only once
+            self.delivered.add((done.worker, digest))
             log.info("bundle %s (%s) sent to %s", digest[:12], self._owners(digest),
                      done.worker)
             self.ready.append(("bundle", worker, None, digest))
@@ -249,7 +256,7 @@ def _connect(address: str, workers: int) -> tuple[Client, Any]:
             count = int(address.partition(":")[2] or workers)
             # one thread a worker: a referee is Python, threads would share one GIL
             cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+                                   dashboard_address=":0", silence_logs=logging.ERROR)
             return Client(cluster), cluster
         return Client(address, timeout=CONNECT_S), None
     except (OSError, TimeoutError, ValueError) as exc:

@@ -1,0 +1,149 @@
+"""The Dask executor on LocalClusters: the same standings as a local run, byte for byte; a
+worker killed mid-game and the run still the same; bot bundles sent only when a bot
+changes. Small clusters and few games (CI has two cores)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.tournament.bundles import pack
+from arena.tournament.config import load_config
+from arena.tournament.runner import Progress, Runner
+from tests.conditions import wait_until
+from tests.tournament.test_runner import pin_salt
+
+distributed = pytest.importorskip("distributed")
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's workers start with an empty bundle cache (inherited by the workers)."""
+    monkeypatch.setenv("ARENA_BUNDLE_CACHE", str(tmp_path / "cache"))
+
+
+def standings(path: Path) -> bytes:
+    return (path / "standings.csv").read_bytes()
+
+
+def test_demo_on_a_local_cluster_equals_the_local_run(tmp_path: Path) -> None:
+    config = load_config(ROOT / "tournaments" / "demo.yaml")
+    local, cluster = tmp_path / "local", tmp_path / "cluster"
+    for out in (local, cluster):
+        pin_salt(out)
+    Runner(config, local, concurrency=1).run()
+    seen: list[Progress] = []
+    Runner(config, cluster, cluster="local:2", on_progress=seen.append).run()
+    assert standings(cluster) == standings(local)
+    assert seen[-1].done == seen[-1].total == 20
+    assert seen[-1].bundles, "the demo's Python bots reach the workers as bundles"
+    replays = sorted(p.name for p in (cluster / "replays").iterdir())
+    assert len(replays) == 20
+    # the coordinator wrote each replay and its digest: the run verifies like a local one
+    from arena.games import REGISTRY
+    from arena.tournament.verify import verify_run
+
+    report = verify_run(cluster, REGISTRY)
+    assert report.ok and report.games == 20
+
+
+def pause_file(tmp_path: Path) -> Path:
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    shutil.copy(HERE / "pause_bot.py", bots / "pause_bot.py")
+    shutil.copy(ROOT / "sample_bots" / "python" / "random_bot.py", bots / "random_bot.py")
+    path = tmp_path / "pause.yaml"
+    path.write_text(
+        "name: pause\ngame: machiavelli\nplayers_per_game: 2\nformat: round-robin\n"
+        "games_per_pairing: 2\nseed: 7\nsandbox: none\n"
+        "time: {move_ms: 5000, startup_ms: 60000}\n"
+        "bots:\n"
+        "  - {name: pause, cmd: '{python} bots/pause_bot.py'}\n"
+        "  - {name: rand, cmd: '{python} bots/random_bot.py'}\n"
+        "  - {name: built, cmd: 'builtin:random'}\n")
+    return path
+
+
+def test_a_worker_killed_mid_game_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    file = pause_file(tmp_path)
+    config = load_config(file)
+    marker = tmp_path / "paused"
+    monkeypatch.setenv("PAUSE_MARKER", str(marker))
+    local, cluster = tmp_path / "local", tmp_path / "cluster"
+    for out in (local, cluster):
+        pin_salt(out)
+    marker.write_text("the local run never pauses\n")
+    Runner(config, local, concurrency=1).run()
+    marker.unlink()
+
+    runner = Runner(config, cluster, cluster="local:2")
+    killed: list[str] = []
+
+    def kill_the_paused_worker() -> None:
+        wait_until(marker.exists, "the pausing bot holds a game")
+        label, pid = marker.read_text().split()
+        # the coordinator has heard that the game started before its worker goes
+        wait_until(lambda: label in {str(k) for k in runner.progress.running.values()},
+                   f"game {label} shown as running")
+        assert int(pid) != os.getpid()
+        os.kill(int(pid), signal.SIGKILL)
+        killed.append(label)
+
+    killer = threading.Thread(target=kill_the_paused_worker, daemon=True)
+    killer.start()
+    with caplog.at_level(logging.WARNING, logger="arena.tournament.runner"):
+        runner.run()
+    killer.join()
+    assert killed, "the worker was killed"
+    assert standings(cluster) == standings(local)
+    retries = [r.getMessage() for r in caplog.records if "plays it again" in r.getMessage()]
+    assert retries and killed[0] in retries[0]
+
+
+@pytest.fixture
+def one_worker(own_cache: None) -> Iterator[str]:
+    """A LocalCluster of one worker whose bundle cache is this test's own, kept across runs."""
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0",
+                                  silence_logs=logging.ERROR) as cluster:
+        yield str(cluster.scheduler_address)
+
+
+def test_bundles_are_sent_again_only_when_a_bot_changes(tmp_path: Path, one_worker: str) -> None:
+    file = pause_file(tmp_path)
+    (tmp_path / "bots" / "pause_bot.py").unlink()
+    text = file.read_text().replace("pause_bot.py", "random_bot.py")
+    file.write_text(text.replace("  - {name: built", "  - {name: other, cmd: "
+                                 "'{python} other/random_bot.py'}\n  - {name: built"))
+    (tmp_path / "other").mkdir()
+    shutil.copy(ROOT / "sample_bots" / "python" / "random_bot.py", tmp_path / "other")
+
+    def run(out: str) -> list[str]:
+        seen: list[Progress] = []
+        Runner(load_config(file), tmp_path / out, cluster=one_worker,
+               on_progress=seen.append).run()
+        return seen[-1].bundles
+
+    config = load_config(file)
+    digests = {name: pack(config.bot(name), default_cwd=tmp_path)
+               for name in ("pause", "rand", "other")}
+    first = run("first")
+    assert sorted(first) == sorted({b.digest for b in digests.values() if b is not None})
+    assert run("second") == [], "an unchanged bot is not sent again"
+    with open(tmp_path / "other" / "random_bot.py", "a") as f:
+        f.write("# a new version\n")
+    changed = pack(load_config(file).bot("other"), default_cwd=tmp_path)
+    assert changed is not None and changed.digest not in first
+    assert run("third") == [changed.digest], "only the changed bot is sent"
+
