@@ -237,6 +237,7 @@ class _LiveView:
         running = ", ".join(str(k) for k in s.running.values()) or "-"
         info = (f"running: {running}\nfaults: {s.faults}  timeouts: {s.timeouts}  "
                 f"crashes/forfeits: {s.crashes}  bot processes: {s.bots_alive}"
+                + (f"  bot bundles sent: {len(s.bundles)}" if s.bundles else "")
                 + (f"  (resumed with {s.resumed} games stored)" if s.resumed else ""))
         parts: list[object] = [self.bar, info]
         if self.table is not None:

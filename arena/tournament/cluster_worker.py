@@ -95,6 +95,8 @@ class _Seat:
 
 _SEATS: dict[tuple[str, int], _Seat] = {}
 _SEATS_LOCK = threading.Lock()
+_THREADS: dict[int, int] = {}
+"""Thread ident -> its small number in this worker (names its logs' directory)."""
 
 
 def play(spec: WorkSpec, job: Job, upcoming: Sequence[str],
@@ -141,12 +143,15 @@ def _seat(spec: WorkSpec, local: Path) -> _Seat:
         return seat
     bots = tuple(place(b, spec.placed[b.name], _home(spec.placed[b.name]))
                  if b.name in spec.placed else b for b in spec.bots)
-    workdir = local / "arena" / spec.token / f"thread-{threading.get_ident()}"
+    with _SEATS_LOCK:
+        number = _THREADS.setdefault(threading.get_ident(), len(_THREADS))
+    workdir = local / "arena" / spec.token / f"thread-{number}"
     (workdir / "replays").mkdir(parents=True, exist_ok=True)
-    # the run's directory on this worker (logs, replays in flight) is hidden from every bot
+    # the run's directory on this worker (logs, replays in flight) is hidden from every bot;
+    # a worker without the sandbox `auto` wants says so once, in its own log
     referee = Referee(bots, spec.time, spec.faults, workdir,
                       endpoint=LOOPBACK_TCP if spec.tcp else None, sandbox=spec.sandbox,
-                      hide=(workdir.parent,), announce=False, max_bots=spec.max_bots)
+                      hide=(workdir.parent,), announce=True, max_bots=spec.max_bots)
     referee.__enter__()
     seat = _Seat(referee, workdir, threading.Lock())
     with _SEATS_LOCK:

@@ -1,0 +1,135 @@
+"""Bot bundles: named by their content only, unpacked whole or not at all, and the bot's
+command rewritten onto the copy; the cluster keys of a tournament file and --cluster."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.core.errors import ConfigError
+from arena.referee.spec import BotSpec
+from arena.tournament import bundles
+from arena.tournament.bundles import pack, place, unpack, unpacked
+from arena.tournament.clusterconf import cluster_problem
+from arena.tournament.config import parse_config
+
+
+def bot_dir(tmp_path: Path) -> Path:
+    home = tmp_path / "bots" / "mine"
+    (home / "lib").mkdir(parents=True)
+    (home / "bot.py").write_text("print('hello')\n")
+    (home / "lib" / "data.txt").write_text("weights\n")
+    (home / "__pycache__").mkdir()
+    (home / "__pycache__" / "bot.cpython.pyc").write_bytes(b"\0junk")
+    return home
+
+
+def spec(home: Path, cwd: Path) -> BotSpec:
+    return BotSpec("mine", (sys.executable, "-u", str(home / "bot.py"), "--depth", "3"),
+                   cwd=str(cwd))
+
+
+def test_the_digest_follows_the_content_not_the_times(tmp_path: Path) -> None:
+    home = bot_dir(tmp_path)
+    first = pack(spec(home, tmp_path), default_cwd=tmp_path)
+    assert first is not None
+    os.utime(home / "bot.py", (1, 1))
+    (home / "__pycache__" / "bot.cpython.pyc").write_bytes(b"other junk")
+    again = pack(spec(home, tmp_path), default_cwd=tmp_path)
+    assert again is not None and again.digest == first.digest and again.data == first.data
+    (home / "lib" / "data.txt").write_text("new weights\n")
+    changed = pack(spec(home, tmp_path), default_cwd=tmp_path)
+    assert changed is not None and changed.digest != first.digest
+    os.chmod(home / "bot.py", 0o755)
+    executable = pack(spec(home, tmp_path), default_cwd=tmp_path)
+    assert executable is not None and executable.digest != changed.digest
+
+
+def test_the_file_directory_is_not_packed_but_a_cwd_of_its_own_is(tmp_path: Path) -> None:
+    home = bot_dir(tmp_path)
+    (tmp_path / "unrelated.bin").write_bytes(b"x" * 1000)
+    only_program = pack(spec(home, tmp_path), default_cwd=tmp_path)
+    assert only_program is not None and b"unrelated" not in only_program.data
+    with_cwd = pack(spec(home, tmp_path), default_cwd=None)
+    assert with_cwd is not None and b"unrelated" in with_cwd.data
+
+
+def test_a_bot_runs_from_its_unpacked_copy(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(bundles.CACHE_ENV, str(tmp_path / "cache"))
+    home = bot_dir(tmp_path)
+    bundle = pack(spec(home, home), default_cwd=tmp_path)
+    assert bundle is not None and unpacked(bundle.digest) is None
+    copy = unpack(bundle.digest, bundle.data)
+    assert unpacked(bundle.digest) == copy
+    placed = place(spec(home, home), bundle.placed, copy)
+    assert placed.cmd == (sys.executable, "-u", str(copy / "0" / "bot.py"), "--depth", "3")
+    assert placed.cwd == str(copy / "0")
+    assert (copy / "0" / "lib" / "data.txt").read_text() == "weights\n"
+    assert not (copy / "0" / "__pycache__").exists()
+
+
+def test_a_damaged_bundle_is_refused_and_leaves_nothing(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(bundles.CACHE_ENV, str(tmp_path / "cache"))
+    bundle = pack(spec(bot_dir(tmp_path), tmp_path), default_cwd=tmp_path)
+    assert bundle is not None
+    with pytest.raises(ValueError, match="damaged"):
+        unpack(bundle.digest, bundle.data[:-10] + b"0123456789")
+    assert unpacked(bundle.digest) is None
+
+
+def test_builtins_have_no_bundle_and_a_huge_bot_is_refused(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    assert pack(BotSpec("r", ("builtin:random",))) is None
+    monkeypatch.setattr(bundles, "MAX_BUNDLE_BYTES", 10)
+    with pytest.raises(ConfigError, match="too large to send as a bundle.*bot_files: shared"):
+        pack(spec(bot_dir(tmp_path), tmp_path), default_cwd=tmp_path)
+
+
+@pytest.mark.parametrize("address", ["local", "local:3", "tcp://10.0.0.5:8786",
+                                     "tls://sched.example.org:8786", "sched:8786",
+                                     "tcp://[::1]:8786"])
+def test_cluster_addresses_accepted(address: str) -> None:
+    assert cluster_problem(address) is None
+
+
+@pytest.mark.parametrize("address", ["local:0", "local:x", "http://x:1", "nohost", "tcp://x"])
+def test_cluster_addresses_refused(address: str) -> None:
+    assert cluster_problem(address) is not None
+
+
+BASE = "name: t\ngame: machiavelli\nplayers_per_game: 2\nbots:\n" \
+       "  - {name: a, cmd: 'builtin:random'}\n  - {name: b, cmd: 'builtin:random'}\n"
+
+
+def test_the_file_names_the_cluster_and_it_changes_no_fingerprint() -> None:
+    plain = parse_config(BASE)
+    on = parse_config("executor: dask\ncluster: tls://h:8786\nbot_files: shared\n" + BASE)
+    assert plain.cluster is None and plain.bot_files == "bundle"
+    assert on.cluster == "tls://h:8786" and on.bot_files == "shared"
+    assert on.fingerprint == plain.fingerprint
+    assert parse_config("executor: dask\n" + BASE).cluster == "local"
+
+
+def test_bad_cluster_keys_are_reported_with_their_lines() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config("executor: dusk\ncluster: 'nowhere'\nbot_files: copied\n" + BASE, "t.yaml")
+    text = "\n".join(caught.value.problems)
+    assert "t.yaml:1: executor 'dusk' is not one of local, dask" in text
+    assert "t.yaml:2: 'nowhere' is not a cluster address" in text
+    assert "t.yaml:3: bot_files 'copied' is not one of bundle, shared" in text
+
+
+def test_cli_refuses_a_bad_cluster_address(runner: CliRunner, tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(BASE)
+    result = runner.invoke(main, ["run", str(file), "--cluster", "local:0"])
+    assert result.exit_code == 2
+    assert "local:N needs 1 <= N <= 1024" in result.output
+    assert "Traceback" not in result.output
