@@ -9,8 +9,7 @@ with the same seed (the first try left nothing behind). A game whose workers die
 
 Bots reach the workers as bundles (`arena.tournament.bundles`) unless the file says
 `bot_files: shared`. A bundle travels only to a machine whose cache lacks it: the first
-task there answers `Need`, and its second try carries the bytes (scattered once into the
-cluster, so a second machine fetches them from a peer).
+task there answers `Need`, and its second try carries the bytes.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ import logging
 import queue
 import re
 import secrets
+import warnings
 from collections import deque
 from dataclasses import replace
 from pathlib import Path
@@ -57,14 +57,17 @@ class DaskExecutor:
         self.cluster: Any = None
         self.spec: WorkSpec | None = None
         self.bundles: dict[str, Bundle] = {}
-        self.scattered: dict[str, Future[Any]] = {}
         self.inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.ready: deque[Event] = deque()
         self.jobs: dict[GameKey, Job] = {}
         self.futures: dict[GameKey, Future[Any]] = {}
-        self.where: dict[GameKey, str] = {}
-        """The worker that last said it started each game not yet done."""
-        self.numbers: dict[str, int] = {}
+        self.where: dict[GameKey, int] = {}
+        """The worker thread that last said it started each game not yet done."""
+        self.playing: dict[int, GameKey] = {}
+        """Worker thread -> the game it said it started, until that game's result came."""
+        self.deferred: dict[int, GameKey] = {}
+        """Worker thread -> a game it started before its last game's result came."""
+        self.numbers: dict[tuple[str, int], int] = {}
         self.tries = itertools.count()
         self.delivered: set[tuple[str, str]] = set()
         """(worker, digest) of each bundle a worker received."""
@@ -98,10 +101,14 @@ class DaskExecutor:
         self.jobs[job.key] = job
         self._submit(job, {})
 
-    def _submit(self, job: Job, data: dict[str, Future[Any]]) -> None:
+    def _submit(self, job: Job, data: dict[str, bytes]) -> None:
         assert self.client is not None and self.spec is not None
-        future = self.client.submit(play, self.spec, job, (), data, pure=False,
-                                    key=f"arena-{self.token}-{job.key}-{next(self.tries)}")
+        with warnings.catch_warnings():
+            # a bundle in the task is large on purpose (see `_send`); Dask would warn
+            warnings.filterwarnings("ignore", message=".*[Ll]arge object")
+            future = self.client.submit(play, self.spec, job, (), data, pure=False,
+                                        key=f"arena-{self.token}-{job.key}-"
+                                            f"{next(self.tries)}")
         self.futures[job.key] = future
         future.add_done_callback(lambda f, key=job.key: self.inbox.put(("result", key)))
 
@@ -126,20 +133,33 @@ class DaskExecutor:
                 self._result(payload)
         return self.ready.popleft() if self.ready else None
 
-    def _number(self, worker: str) -> int:
-        return self.numbers.setdefault(worker, len(self.numbers))
+    def _number(self, worker: str, thread: int) -> int:
+        """The live view's number for one worker thread (a referee of its own)."""
+        return self.numbers.setdefault((worker, thread), len(self.numbers))
 
     def _started(self, message: dict[str, Any]) -> None:
-        key, worker = GameKey(*message["start"]), str(message.get("worker", "?"))
+        key = GameKey(*message["start"])
+        slot = self._number(str(message.get("worker", "?")), int(message.get("thread", 0)))
         if key not in self.jobs:
             return  # already done (the word came after the result)
         before = self.where.get(key)
-        if before is not None and before != worker:
-            self.ready.append(("retry", self._number(before), key,
-                               f"worker {before} was lost while playing game {key}; worker "
-                               f"{worker} plays it again from the start"))
-        self.where[key] = worker
-        self.ready.append(("start", self._number(worker), key, None))
+        if before is not None and before != slot:
+            self.playing.pop(before, None)
+            self.ready.append(("retry", before, key,
+                               f"worker {self._name(before)} was lost while playing game "
+                               f"{key}; worker {self._name(slot)} plays it again from the "
+                               "start"))
+        self.where[key] = slot
+        if self.playing.get(slot, key) != key:
+            # the result of this thread's last game is still on its way: say `done` first
+            self.deferred[slot] = key
+            return
+        self.playing[slot] = key
+        self.ready.append(("start", slot, key, None))
+
+    def _name(self, slot: int) -> str:
+        return next(f"{w}" + (f" (thread {t})" if t else "")
+                    for (w, t), n in self.numbers.items() if n == slot)
 
     def _result(self, key: GameKey) -> None:
         future = self.futures[key]
@@ -157,21 +177,22 @@ class DaskExecutor:
             self._done(key, outcome)
 
     def _send(self, key: GameKey, digests: tuple[str, ...]) -> None:
-        """Try a game again with the bundles its worker lacked."""
-        assert self.client is not None
+        """Try a game again with the bundles its worker lacked.
+
+        The bytes travel inside the task, not as scattered data: scattered data lives on
+        one worker and dies with it, and a task waiting for it would wait forever.
+        """
         unknown = [d for d in digests if d not in self.bundles]
         if unknown:
             raise ArenaError(f"a worker asked for bundle {unknown[0][:12]}, which this run "
                              "never made")
-        for digest in digests:
-            if digest not in self.scattered:
-                self.scattered[digest] = self.client.scatter(self.bundles[digest].data,
-                                                             hash=False)
-        self._submit(self.jobs[key], {d: self.scattered[d] for d in digests})
+        self._submit(self.jobs[key], {d: self.bundles[d].data for d in digests})
 
     def _done(self, key: GameKey, done: Done) -> None:
         """Write the replay and commit the game, as a local worker does."""
-        worker = self._number(self.where.pop(key, done.worker))
+        worker = self.where.pop(key, None)
+        if worker is None:
+            worker = self._number(done.worker, done.thread)
         for digest in done.unpacked:
             if (done.worker, digest) in self.delivered:
                 continue  # Dask sends a task's data to a worker that holds it only once
@@ -187,6 +208,12 @@ class DaskExecutor:
         self.futures.pop(key, None)
         self.ready.append(("bots", worker, None, list(done.live)))
         self.ready.append(("done", worker, key, record.to_json()))
+        if self.playing.get(worker) == key:
+            del self.playing[worker]
+        waiting = self.deferred.pop(worker, None)
+        if waiting is not None and waiting in self.jobs:
+            self.playing[worker] = waiting
+            self.ready.append(("start", worker, waiting, None))
 
     def _owners(self, digest: str) -> str:
         spec = self.spec

@@ -74,6 +74,8 @@ class Done:
     unpacked: tuple[str, ...]
     """The bundles this task received and unpacked."""
     worker: str
+    thread: int
+    """The worker thread that played it (each has its own referee)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,7 @@ class _Seat:
     referee: Referee
     workdir: Path
     lock: threading.Lock
+    thread: int
 
 
 _SEATS: dict[tuple[str, int], _Seat] = {}
@@ -113,7 +116,8 @@ def play(spec: WorkSpec, job: Job, upcoming: Sequence[str],
             return Need(tuple(missing))
         seat = _seat(spec, Path(worker.local_directory))
         with seat.lock:
-            worker.log_event(spec.topic, {"start": [job.key.round, job.key.table, job.key.repeat]})
+            worker.log_event(spec.topic, {"start": [job.key.round, job.key.table,
+                                                    job.key.repeat], "thread": seat.thread})
             replay = seat.workdir / "replays" / f"{job.key}.jsonl"
             try:
                 record = seat.referee.play(spec.game, spec.rules, job.seed, job.seating,
@@ -122,7 +126,8 @@ def play(spec: WorkSpec, job: Job, upcoming: Sequence[str],
             finally:
                 replay.unlink(missing_ok=True)
             live = tuple(seat.referee.live_bots())
-        return Done(record.to_json(), raw_replay, live, tuple(data), worker.address)
+        return Done(record.to_json(), raw_replay, live, tuple(data), worker.address,
+                    seat.thread)
     except ArenaError as exc:
         return Failed(str(exc), worker.address)
     except Exception as exc:  # noqa: BLE001 - our bug or a broken machine: say it in one line
@@ -153,7 +158,7 @@ def _seat(spec: WorkSpec, local: Path) -> _Seat:
                       endpoint=LOOPBACK_TCP if spec.tcp else None, sandbox=spec.sandbox,
                       hide=(workdir.parent,), announce=True, max_bots=spec.max_bots)
     referee.__enter__()
-    seat = _Seat(referee, workdir, threading.Lock())
+    seat = _Seat(referee, workdir, threading.Lock(), number)
     with _SEATS_LOCK:
         _SEATS[key] = seat
     return seat

@@ -66,7 +66,7 @@ def pause_file(tmp_path: Path) -> Path:
     path.write_text(
         "name: pause\ngame: machiavelli\nplayers_per_game: 2\nformat: round-robin\n"
         "games_per_pairing: 2\nseed: 7\nsandbox: none\n"
-        "time: {move_ms: 5000, startup_ms: 60000}\n"
+        "time: {move_ms: 600000, startup_ms: 60000}\n"
         "bots:\n"
         "  - {name: pause, cmd: '{python} bots/pause_bot.py'}\n"
         "  - {name: rand, cmd: '{python} bots/random_bot.py'}\n"
