@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.options import parse_rules, rules_option, sandbox_option
+from arena.cli.options import cluster_option, parse_rules, rules_option, sandbox_option
 from arena.cli.run import write_report
 from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ConfigError
@@ -134,10 +134,12 @@ def list_(directory: Path, all_versions: bool) -> None:
 @click.option("--concurrency", "-j", type=click.IntRange(1, MAX_CONCURRENCY), default=None,
               help="Worker processes (default: ladder.yaml's `concurrency`, else one per core).")
 @sandbox_option(default=None)
+@cluster_option()
 @click.option("--no-report", is_flag=True,
               help="Do not refresh the HTML report (DIRECTORY/report) after the run.")
 def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
-        concurrency: int | None, sandbox: str | None, no_report: bool) -> None:
+        concurrency: int | None, sandbox: str | None, cluster: str | None,
+        no_report: bool) -> None:
     """Play more games in the ladder in DIRECTORY and exit; meant for cron or a timer.
 
     A second run while one plays exits at once with status 75 (or waits with --wait). A
@@ -151,7 +153,7 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
     try:
         with ladder_lock(directory, wait, on_wait=lambda line: click.echo(line, err=True)):
             job = LadderRun(directory, Budget(games, minutes), concurrency=concurrency,
-                            on_progress=lines.update, sandbox=sandbox)
+                            on_progress=lines.update, sandbox=sandbox, cluster=cluster)
             if games is None and minutes is None:
                 job.budget = Budget(games=job.config.batch)
             if (note := job.isolation_note()) is not None:

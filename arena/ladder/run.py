@@ -41,6 +41,7 @@ from arena.ladder.store import LadderStore, Version
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
 from arena.tournament.config import TournamentConfig, preflight
+from arena.tournament.executor import Executor, open_executor
 from arena.tournament.pairing import RoundPlan, Table
 from arena.tournament.runner import (
     Job,
@@ -52,7 +53,6 @@ from arena.tournament.runner import (
 )
 from arena.tournament.secret import game_seed, read_salt
 from arena.tournament.store import GameKey
-from arena.tournament.workers import Pool
 
 log = logging.getLogger(__name__)
 
@@ -173,8 +173,9 @@ class LadderRun:
     def __init__(self, directory: Path, budget: Budget, *, concurrency: int | None = None,
                  referee: RefereeFactory | None = None,
                  on_progress: Callable[[Progress], None] | None = None,
-                 sandbox: str | None = None) -> None:
-        """`sandbox` (auto, bwrap, none) overrides ladder.yaml's."""
+                 sandbox: str | None = None, cluster: str | None = None) -> None:
+        """`sandbox` (auto, bwrap, none) overrides ladder.yaml's; `cluster` plays the games
+        on that Dask cluster (docs/cluster.md)."""
         self.directory, self.budget = directory, budget
         self.config: LadderConfig = load_ladder(directory)
         if sandbox is not None:
@@ -182,6 +183,7 @@ class LadderRun:
             policy = SandboxPolicy(SandboxMode(sandbox), base.sandbox.limits)
             self.config = replace(self.config, base=replace(base, sandbox=policy))
         self.concurrency, self.referee, self.on_progress = concurrency, referee, on_progress
+        self.cluster = cluster
         self.played = self.resumed = 0
 
     def isolation_note(self) -> str | None:
@@ -217,12 +219,13 @@ class LadderRun:
         salt = read_salt(self.directory)
         runner = self._runner(tournament)
         number = store.start_run(os.getpid())
-        with Pool(runner, functools.partial(_stored, store)) as pool:
+        with open_executor(runner, store.store,
+                           functools.partial(_stored, store)) as pool:
             runner.progress.total = self.budget.games or 0
             self._rounds(runner, store, pool, versions, salt, started)
         return self._finish(store, number, tuple(skipped))
 
-    def _rounds(self, runner: Runner, store: LadderStore, pool: Pool,
+    def _rounds(self, runner: Runner, store: LadderStore, pool: Executor,
                 versions: Sequence[Version], salt: str, started: float) -> None:
         """Finish a killed run's round, then plan and play rounds while the budget lasts."""
         pending = self._pending(store, {v.entry for v in versions})
@@ -251,7 +254,7 @@ class LadderRun:
             base = Runner(tournament, self.directory).referee
         return Runner(tournament, self.directory, concurrency=self.concurrency,
                       referee=WorkerReferee(self.directory, base),
-                      on_progress=self.on_progress)
+                      on_progress=self.on_progress, cluster=self.cluster)
 
     def _pending(self, store: LadderStore, entries: set[str]) -> RoundPlan | None:
         """The unfinished last round of a killed run, without its games that can no longer
@@ -274,7 +277,7 @@ class LadderRun:
                               self.config.base.seed, number)
         return RoundPlan(number, tuple(Table(i, (s,)) for i, s in enumerate(seatings)))
 
-    def _play(self, runner: Runner, store: LadderStore, pool: Pool, plan: RoundPlan,
+    def _play(self, runner: Runner, store: LadderStore, pool: Executor, plan: RoundPlan,
               salt: str, limit: int) -> bool:
         """Play the round's games not yet stored (at most `limit`); absorb the round once
         they are all stored, and say whether they are."""

@@ -11,6 +11,7 @@ every game's seed comes with its job.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol
 
@@ -41,10 +42,15 @@ class Executor(Protocol):
         """
 
 
-def open_executor(runner: Runner, store: Store) -> Executor:
-    """The runner's executor: its cluster's when it has one, else local worker processes."""
+def open_executor(runner: Runner, store: Store,
+                  lookup: Callable[[GameKey], GameRecord | None] | None = None) -> Executor:
+    """The runner's executor: its cluster's when it has one, else local worker processes.
+
+    `lookup` finds a committed game by its key (default: a scan of `store`); the local pool
+    asks it when a worker dies, to tell a game lost from one committed just before.
+    """
     if runner.cluster is None:
-        return Pool(runner, functools.partial(stored, store))
+        return Pool(runner, lookup or functools.partial(stored, store))
     from arena.tournament.cluster import DaskExecutor
 
     return DaskExecutor(runner, store, runner.cluster)

@@ -16,7 +16,7 @@ import pytest
 
 from arena.tournament.bundles import pack
 from arena.tournament.config import load_config
-from arena.tournament.runner import Progress, Runner
+from arena.tournament.runner import Job, Progress, Runner
 from tests.conditions import wait_until
 from tests.tournament.test_runner import pin_salt
 
@@ -147,3 +147,37 @@ def test_bundles_are_sent_again_only_when_a_bot_changes(tmp_path: Path, one_work
     assert changed is not None and changed.digest not in first
     assert run("third") == [changed.digest], "only the changed bot is sent"
 
+
+
+def test_a_ladder_run_on_a_cluster_stores_what_a_local_run_stores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.ladder import members, read
+    from arena.ladder.run import Budget, LadderRun
+    from arena.tournament.cluster import DaskExecutor
+
+    on_cluster: list[str] = []
+    submit = DaskExecutor.submit
+
+    def spy(self: DaskExecutor, job: Job) -> None:
+        on_cluster.append(str(job.key))
+        submit(self, job)
+
+    monkeypatch.setattr(DaskExecutor, "submit", spy)
+
+    local = tmp_path / "local"
+    members.init(local, config_text="name: club\ngame: machiavelli\nplayers_per_game: 2\n"
+                                    "seed: 7\nbatch: 3\n")
+    for i in range(3):
+        members.add(local, f"bot{i}", "builtin:random", version="v1")
+    cluster = tmp_path / "cluster"
+    shutil.copytree(local, cluster)  # the same salt: the same deals
+    LadderRun(local, Budget(games=6), concurrency=1).run()
+    result = LadderRun(cluster, Budget(games=6), cluster="local:1").run()
+    assert (result.played, result.stored) == (6, 6) and len(on_cluster) == 6
+
+    def table(directory: Path) -> list[dict[str, object]]:
+        # everything but the time of the last game
+        return [{k: v for k, v in row.to_json().items() if k != "last_played"}
+                for row in read.standings(directory).rows]
+
+    assert table(cluster) == table(local)
