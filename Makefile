@@ -53,6 +53,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/rummy.py
 	$(BIN)/python bench/protocol.py
 	$(BIN)/python bench/tournament.py
+	$(BIN)/python bench/cluster.py --quick
 	$(BIN)/python bench/sandbox.py
 	$(BIN)/python bench/processes.py --quick
 	$(BIN)/python bench/report.py --quick

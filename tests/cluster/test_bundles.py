@@ -133,3 +133,19 @@ def test_cli_refuses_a_bad_cluster_address(runner: CliRunner, tmp_path: Path) ->
     assert result.exit_code == 2
     assert "local:N needs 1 <= N <= 1024" in result.output
     assert "Traceback" not in result.output
+
+
+def test_an_unreachable_scheduler_is_one_line(runner: CliRunner, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("distributed")
+    from arena.tournament import cluster
+
+    monkeypatch.setattr(cluster, "CONNECT_S", 1)
+    file = tmp_path / "t.yaml"
+    file.write_text(BASE)
+    # port 1 on loopback: nothing listens there
+    result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "out"),
+                                  "--cluster", "tcp://127.0.0.1:1"])
+    assert result.exit_code == 1
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in result.output
+    assert "Traceback" not in result.output
