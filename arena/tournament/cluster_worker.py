@@ -15,11 +15,12 @@ from __future__ import annotations
 import contextlib
 import shutil
 import threading
+import time
 import traceback
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from arena.core.errors import ArenaError
 from arena.core.game import Json
@@ -94,6 +95,9 @@ class _Seat:
     workdir: Path
     lock: threading.Lock
     thread: int
+    used: float = 0.0
+    """When it last finished a game (monotonic seconds)."""
+    closed: bool = False
 
 
 _SEATS: dict[tuple[str, int], _Seat] = {}
@@ -114,20 +118,11 @@ def play(spec: WorkSpec, job: Job, upcoming: Sequence[str],
         missing = sorted({p.digest for p in spec.placed.values() if unpacked(p.digest) is None})
         if missing:
             return Need(tuple(missing))
-        seat = _seat(spec, Path(worker.local_directory))
-        with seat.lock:
-            worker.log_event(spec.topic, {"start": [job.key.round, job.key.table,
-                                                    job.key.repeat], "thread": seat.thread})
-            replay = seat.workdir / "replays" / f"{job.key}.jsonl"
-            try:
-                record = seat.referee.play(spec.game, spec.rules, job.seed, job.seating,
-                                           replay, upcoming=upcoming)
-                raw_replay = replay.read_bytes()
-            finally:
-                replay.unlink(missing_ok=True)
-            live = tuple(seat.referee.live_bots())
-        return Done(record.to_json(), raw_replay, live, tuple(data), worker.address,
-                    seat.thread)
+        done = None
+        while done is None:  # a referee the reaper closed meanwhile: take a fresh one
+            done = _play_on(_seat(spec, Path(worker.local_directory)), spec, job, upcoming,
+                            worker)
+        return replace(done, unpacked=tuple(data))
     except ArenaError as exc:
         return Failed(str(exc), worker.address)
     except Exception as exc:  # noqa: BLE001 - our bug or a broken machine: say it in one line
@@ -135,6 +130,26 @@ def play(spec: WorkSpec, job: Job, upcoming: Sequence[str],
         return Failed(f"{type(exc).__name__}: {exc} (traceback in "
                       f"{worker.local_directory}/arena-error.log on that worker)",
                       worker.address)
+
+
+def _play_on(seat: _Seat, spec: WorkSpec, job: Job, upcoming: Sequence[str],
+             worker: Any) -> Done | None:
+    """Play one game on this thread's referee; None when the reaper closed it first."""
+    with seat.lock:
+        if seat.closed:
+            return None
+        worker.log_event(spec.topic, {"start": [job.key.round, job.key.table, job.key.repeat],
+                                      "thread": seat.thread})
+        replay = seat.workdir / "replays" / f"{job.key}.jsonl"
+        try:
+            record = seat.referee.play(spec.game, spec.rules, job.seed, job.seating, replay,
+                                       upcoming=upcoming)
+            raw_replay = replay.read_bytes()
+        finally:
+            replay.unlink(missing_ok=True)
+        live = tuple(seat.referee.live_bots())
+        seat.used = time.monotonic()
+    return Done(record.to_json(), raw_replay, live, (), worker.address, seat.thread)
 
 
 def _seat(spec: WorkSpec, local: Path) -> _Seat:
@@ -158,9 +173,10 @@ def _seat(spec: WorkSpec, local: Path) -> _Seat:
                       endpoint=LOOPBACK_TCP if spec.tcp else None, sandbox=spec.sandbox,
                       hide=(workdir.parent,), announce=True, max_bots=spec.max_bots)
     referee.__enter__()
-    seat = _Seat(referee, workdir, threading.Lock(), number)
+    seat = _Seat(referee, workdir, threading.Lock(), number, time.monotonic())
     with _SEATS_LOCK:
         _SEATS[key] = seat
+    _start_reaper()
     return seat
 
 
@@ -185,15 +201,61 @@ def close_run(token: str) -> dict[str, bytes]:
             del _SEATS[key]
     logs: dict[str, bytes] = {}
     for _, seat in mine:
-        with seat.lock, contextlib.suppress(Exception):
-            seat.referee.__exit__(None, None, None)
-        for path in sorted((seat.workdir / "logs").rglob("*")):
-            with contextlib.suppress(OSError):
-                if path.is_file():
-                    logs[f"{seat.workdir.name}/{path.relative_to(seat.workdir / 'logs')}"] = \
-                        path.read_bytes()
+        logs.update(_close(seat))
         shutil.rmtree(seat.workdir.parent, ignore_errors=True)
     return logs
+
+
+def _close(seat: _Seat) -> dict[str, bytes]:
+    """Stop one referee and its bots; return its bots' logs (thread-N/NAME.log -> bytes)."""
+    logs: dict[str, bytes] = {}
+    with seat.lock:
+        seat.closed = True
+        with contextlib.suppress(Exception):
+            seat.referee.__exit__(None, None, None)
+    for path in sorted((seat.workdir / "logs").rglob("*")):
+        with contextlib.suppress(OSError):
+            if path.is_file():
+                logs[f"{seat.workdir.name}/{path.relative_to(seat.workdir / 'logs')}"] = \
+                    path.read_bytes()
+    return logs
+
+
+IDLE_S = 600.0
+"""A referee that played no game this long is closed: the coordinator that would close it
+is most likely gone (killed, or its machine lost), and its bots would live on. A run that
+merely waited gets a fresh referee with its next game (its bots start again)."""
+REAP_EVERY_S = 60.0
+_reaper: threading.Thread | None = None
+
+
+def reap(now: float | None = None) -> list[tuple[str, int]]:
+    """Close every referee idle for `IDLE_S` and not playing; return (run, thread) of each."""
+    now = time.monotonic() if now is None else now
+    with _SEATS_LOCK:
+        stale = [(k, s) for k, s in _SEATS.items()
+                 if now - s.used > IDLE_S and not s.lock.locked()]
+        for key, _ in stale:
+            del _SEATS[key]
+    for _, seat in stale:
+        _close(seat)
+        shutil.rmtree(seat.workdir, ignore_errors=True)
+    return [(token, seat.thread) for (token, _), seat in stale]
+
+
+def _start_reaper() -> None:
+    """Start this worker process's reaper thread, once."""
+    global _reaper
+    with _SEATS_LOCK:
+        if _reaper is not None:
+            return
+        _reaper = threading.Thread(target=_reap_forever, name="arena-reaper", daemon=True)
+    _reaper.start()
+
+
+def _reap_forever() -> None:
+    while not threading.Event().wait(REAP_EVERY_S):
+        reap()
 
 
 def worker_log(local: str, text: str) -> None:

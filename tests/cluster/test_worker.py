@@ -1,0 +1,40 @@
+"""The worker side of the Dask executor without a cluster: a referee left idle by a
+coordinator that is gone is closed, a busy or recent one is kept."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from arena.tournament import cluster_worker
+from arena.tournament.cluster_worker import IDLE_S, _Seat, reap
+
+
+class Recorder:
+    """Stands in for a referee: records that it was closed."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    def __exit__(self, *exc: Any) -> None:
+        self.closed = True
+
+
+def seat(tmp_path: Path, name: str, used: float) -> _Seat:
+    workdir = tmp_path / name / "thread-0"
+    (workdir / "logs").mkdir(parents=True)
+    return _Seat(Recorder(), workdir, threading.Lock(), 0, used)  # type: ignore[arg-type]
+
+
+def test_only_idle_referees_are_reaped(tmp_path: Path, monkeypatch: Any) -> None:
+    idle, recent, busy = (seat(tmp_path, n, u) for n, u in
+                          (("idle", 0.0), ("recent", 500.0), ("busy", 0.0)))
+    seats = {("idle", 1): idle, ("recent", 1): recent, ("busy", 1): busy}
+    monkeypatch.setattr(cluster_worker, "_SEATS", dict(seats))
+    with busy.lock:  # playing a game right now
+        assert reap(now=IDLE_S + 1) == [("idle", 0)]
+    assert idle.closed and idle.referee.closed  # type: ignore[attr-defined]
+    assert not idle.workdir.exists()
+    assert not recent.referee.closed and not busy.referee.closed  # type: ignore[attr-defined]
+    assert set(cluster_worker._SEATS) == {("recent", 1), ("busy", 1)}
