@@ -8,7 +8,8 @@ every step is checked:
 
 - the decision names a seat and a declared kind; everything sent is JSON;
 - the random action round-trips through its wire form, is among the listed options, and
-  validates; every listed option is legal; any parsed action that validates is listed;
+  validates; every listed option is legal; any parsed action that validates is listed; the
+  default action (a faulty seat's) is legal and deterministic;
 - malformed payloads are refused by `parse_action` (`MalformedAction`); another seat's
   action, actions of earlier decisions and odd field values are refused (`MalformedAction`
   or `IllegalAction`), and none of it changes the state (JSON identical; the state still
@@ -241,11 +242,19 @@ def check_refusals(engine: AnyGame, state: Any, decision: Decision, wire: Json,
 
 
 def check_options(engine: AnyGame, state: Any, decision: Decision) -> None:
-    """Every listed option is a legal action in canonical wire form."""
+    """Every listed option is a legal action in canonical wire form; the default action
+    (played for a faulty seat) is legal, listed, and the same on a copy of the state."""
     for option in decision.options or ():
         action = engine.parse_action(decision, option)
         assert engine.action_to_wire(action) == option
         engine.validate(state, decision.seat, action)
+    default = engine.default_action(state, decision.seat)
+    engine.validate(state, decision.seat, default)
+    wire = engine.action_to_wire(default)
+    assert wire == engine.action_to_wire(engine.default_action(engine.clone(state),
+                                                               decision.seat))
+    if decision.options is not None:
+        assert wire in decision.options
 
 
 def check_round_trip(engine: AnyGame, state: Any, players: int) -> Any:
