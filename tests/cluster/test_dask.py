@@ -4,10 +4,12 @@ changes. Small clusters and few games (CI has two cores)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -181,3 +183,21 @@ def test_a_ladder_run_on_a_cluster_stores_what_a_local_run_stores(
                 for row in read.standings(directory).rows]
 
     assert table(cluster) == table(local)
+
+
+def test_a_comparison_on_a_cluster_counts_the_same_deals(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    args = ["compare", "machiavelli", "--candidate",
+            f"c={sys.executable} {ROOT / 'sample_bots' / 'python' / 'greedy_bot.py'}",
+            "--base", "b=builtin:random", "--max-games", "6"]
+    reports = []
+    for out, extra in (("local", ["-j", "1"]), ("cluster", ["--cluster", "local:1"])):
+        pin_salt(tmp_path / out)
+        result = CliRunner().invoke(main, [*args, *extra, "--out", str(tmp_path / out)])
+        assert result.exit_code == 2, result.output  # 6 games decide nothing
+        reports.append(json.loads((tmp_path / out / "compare.json").read_text()))
+    assert reports[1]["deal_results"] == reports[0]["deal_results"]
+    assert reports[1]["llr"] == reports[0]["llr"]
