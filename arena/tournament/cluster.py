@@ -20,6 +20,7 @@ import logging
 import queue
 import re
 import secrets
+import time
 import warnings
 from collections import deque
 from dataclasses import replace
@@ -43,6 +44,10 @@ log = logging.getLogger(__name__)
 
 CONNECT_S = 20
 """How long to wait for a remote scheduler before saying it cannot be reached."""
+AHEAD = 3
+"""Games on the cluster per worker thread: one playing, the next ones already there."""
+RECOUNT_S = 5.0
+"""How often, at most, the cluster's worker threads are counted again."""
 _RESUME = ("; the games committed so far are kept: once that is fixed, run again with "
            "--resume")
 
@@ -71,6 +76,11 @@ class DaskExecutor:
         self.tries = itertools.count()
         self.delivered: set[tuple[str, str]] = set()
         """(worker, digest) of each bundle a worker received."""
+        self.queue: deque[Job] = deque()
+        """Games not yet sent to the cluster."""
+        self.room = 0
+        """How many games may be on the cluster at once (`AHEAD` per worker thread)."""
+        self.counted = -RECOUNT_S
 
     def __enter__(self) -> DaskExecutor:
         self.client, self.cluster = _connect(self.address, self.runner.concurrency)
@@ -97,9 +107,21 @@ class DaskExecutor:
                         config.transport == "tcp", config.bot_bound())
 
     def submit(self, job: Job) -> None:
-        """Queue a game on the cluster."""
+        """Queue a game; it goes to the cluster when fewer than `AHEAD` games per worker
+        thread are there (a 100,000-game schedule is not 100,000 tasks at once)."""
         self.jobs[job.key] = job
-        self._submit(job, {})
+        self.queue.append(job)
+        self._fill()
+
+    def _fill(self) -> None:
+        assert self.client is not None
+        if self.queue and len(self.futures) >= self.room and \
+                time.monotonic() - self.counted > RECOUNT_S:
+            # workers may have joined since (or left): count their threads again
+            self.counted = time.monotonic()
+            self.room = AHEAD * max(1, sum(self.client.nthreads().values()))
+        while self.queue and len(self.futures) < self.room:
+            self._submit(self.queue.popleft(), {})
 
     def _submit(self, job: Job, data: dict[str, bytes]) -> None:
         assert self.client is not None and self.spec is not None
@@ -162,7 +184,9 @@ class DaskExecutor:
                     for (w, t), n in self.numbers.items() if n == slot)
 
     def _result(self, key: GameKey) -> None:
-        future = self.futures[key]
+        future = self.futures.get(key)
+        if future is None:
+            return
         if future.status != "finished":
             if future.status == "cancelled":
                 return
@@ -206,6 +230,7 @@ class DaskExecutor:
         self.store.add_game(key, record)
         del self.jobs[key]
         self.futures.pop(key, None)
+        self._fill()
         self.ready.append(("bots", worker, None, list(done.live)))
         self.ready.append(("done", worker, key, record.to_json()))
         if self.playing.get(worker) == key:
