@@ -201,3 +201,23 @@ def test_a_comparison_on_a_cluster_counts_the_same_deals(tmp_path: Path) -> None
         reports.append(json.loads((tmp_path / out / "compare.json").read_text()))
     assert reports[1]["deal_results"] == reports[0]["deal_results"]
     assert reports[1]["llr"] == reports[0]["llr"]
+
+
+def test_a_game_that_kills_every_worker_stops_the_run_in_one_line(tmp_path: Path) -> None:
+    import dask
+
+    from arena.core.errors import ArenaError
+
+    (tmp_path / "bots").mkdir()
+    shutil.copy(HERE / "killer_bot.py", tmp_path / "bots" / "killer_bot.py")
+    file = tmp_path / "killer.yaml"
+    file.write_text("name: killer\ngame: machiavelli\nplayers_per_game: 2\nsandbox: none\n"
+                    "bots:\n  - {name: killer, cmd: '{python} bots/killer_bot.py'}\n"
+                    "  - {name: built, cmd: 'builtin:random'}\n")
+    # the scheduler of a LocalCluster lives in this process: one retry is enough here
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}), \
+            pytest.raises(ArenaError) as caught:
+        Runner(load_config(file), tmp_path / "out", cluster="local:1").run()
+    text = str(caught.value)
+    assert "game r1-t0-g0 killed every worker that played it" in text
+    assert "run again with --resume" in text and "\n" not in text
