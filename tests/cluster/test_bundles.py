@@ -137,7 +137,6 @@ def test_cli_refuses_a_bad_cluster_address(runner: CliRunner, tmp_path: Path) ->
 
 def test_an_unreachable_scheduler_is_one_line(runner: CliRunner, tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("distributed")
     from arena.tournament import cluster
 
     monkeypatch.setattr(cluster, "CONNECT_S", 1)

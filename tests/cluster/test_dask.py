@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import distributed
 import pytest
 
 from arena.tournament.bundles import pack
@@ -21,8 +22,6 @@ from arena.tournament.config import load_config
 from arena.tournament.runner import Job, Progress, Runner
 from tests.conditions import wait_until
 from tests.tournament.test_runner import pin_salt
-
-distributed = pytest.importorskip("distributed")
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
