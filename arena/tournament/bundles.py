@@ -140,25 +140,29 @@ def _placed(spec: BotSpec, digest: str, roots: tuple[str, ...]) -> Placed:
 
 
 def _files(root: Path, skipped: list[str]) -> Iterator[Path]:
-    """Regular files and links under `root`, in a fixed order (the hash must not depend on
-    the order a directory lists its entries)."""
-    for top, dirs, files in os.walk(root):
+    """The files under `root`, in a fixed order (the hash must not depend on the order a
+    directory lists its entries). Links are followed, so that what they point to travels
+    (on the worker, a link to outside the bundle would point nowhere); a link back to a
+    directory above it (a cycle) is left out."""
+    for top, dirs, files in os.walk(root, followlinks=True):
+        above = {os.path.realpath(p) for p in Path(top).parents if _inside(str(p), str(root))}
+        if os.path.realpath(top) in above:
+            dirs[:] = []
+            continue
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED
                          and str(Path(top, d).resolve()) not in skipped)
         for name in sorted(files):
-            yield Path(top, name)
+            if os.path.isfile(Path(top, name)):  # a dangling link or a socket: nothing to send
+                yield Path(top, name)
 
 
-def _entry(path: Path, name: str) -> tuple[tarfile.TarInfo, io.BytesIO | None]:
-    """A tar entry that records only what the bot can tell: the path, the content, whether
-    it is executable, where a link points (no owner, no time)."""
+def _entry(path: Path, name: str) -> tuple[tarfile.TarInfo, io.BytesIO]:
+    """A tar entry that records only what the bot can tell: the path, the content and
+    whether it is executable (no owner, no time)."""
     info = tarfile.TarInfo(name)
-    mode = path.lstat().st_mode
-    if stat.S_ISLNK(mode):
-        info.type, info.linkname = tarfile.SYMTYPE, os.readlink(path)
-        return info, None
     data = path.read_bytes()
-    info.size, info.mode = len(data), 0o755 if mode & stat.S_IXUSR else 0o644
+    info.size = len(data)
+    info.mode = 0o755 if path.stat().st_mode & stat.S_IXUSR else 0o644
     return info, io.BytesIO(data)
 
 

@@ -74,6 +74,26 @@ def test_a_bot_runs_from_its_unpacked_copy(tmp_path: Path,
     assert not (copy / "0" / "__pycache__").exists()
 
 
+def test_links_travel_as_what_they_point_to(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(bundles.CACHE_ENV, str(tmp_path / "cache"))
+    home = bot_dir(tmp_path)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "table.txt").write_text("opening book\n")
+    (home / "book").symlink_to(shared)
+    (home / "same").symlink_to(home / "lib")  # the same directory twice
+    (home / "lib" / "up").symlink_to(home)  # a cycle
+    (home / "gone").symlink_to(tmp_path / "nowhere")
+    bundle = pack(spec(home, home), default_cwd=tmp_path)
+    assert bundle is not None
+    copy = unpack(bundle.digest, bundle.data) / "0"
+    assert (copy / "book" / "table.txt").read_text() == "opening book\n"
+    assert not (copy / "book").is_symlink()
+    assert (copy / "lib" / "data.txt").is_file() and (copy / "same" / "data.txt").is_file()
+    assert not (copy / "gone").exists() and not (copy / "lib" / "up").exists()
+
+
 def test_a_damaged_bundle_is_refused_and_leaves_nothing(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(bundles.CACHE_ENV, str(tmp_path / "cache"))
