@@ -162,3 +162,17 @@ def test_viewer_plays_pauses_and_pages_through_rounds(page: Any, finished_run: P
     page.keyboard.press("PageDown")
     page.keyboard.press("PageUp")
     assert step_shown(page) == starts[1]
+
+
+def test_a_bots_page_sums_to_its_standings_row(page: Any, finished_run: Path) -> None:
+    row = standings_json(finished_run)["standings"][0]
+    page.goto((finished_run / "report" / "index.html").as_uri())
+    page.click(f"table.standings tr[data-bot='{row['bot']}'] a")
+    page.wait_for_selector("[data-testid=seats]")
+    cells = [[int(c) if "." not in c else float(c) for c in r.locator("td").all_inner_texts()]
+             for r in page.locator("[data-testid=seats] tbody tr").all()]
+    games = sum(c[1] for c in cells)
+    placings = sum(p * n for c in cells for p, n in enumerate(c[2:-1], start=1))
+    assert games == row["games"]
+    assert round(placings / games, 4) == row["mean_placing"]
+    assert page.locator("table.games tbody tr").count() == games
