@@ -14,22 +14,44 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.games import REGISTRY
+from arena.games.machiavelli import cards
 from tests.polyglot.starters import STARTERS
 from tests.polyglot.test_starters import built
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots" / "python"
-RUNS = ((2, 11), (3, 23), (5, 37), (8, 51))
-"""(players, seed of the first game): three games each, so twelve deals per bot."""
+RUNS = ((2, 11), (3, 23), (4, 31), (5, 37), (6, 43), (8, 51))
+"""(players, seed of the first game): three games each (check-bot plays seeds seed,
+seed + 1, ...), so eighteen deals per bot; together they bring every character and unique
+district the engine plays to the table (a test below)."""
+GAMES = 3
+RULES = {"cast": "random", "district_preset": "random"}
 
 
 def check_bot(argv: tuple[str, ...], players: int, seed: int, tcp: bool = False) -> None:
-    args = ["check-bot", "machiavelli", "--games", "3", "--players", str(players),
-            "--seed", str(seed), "-r", "cast=random", "-r", "district_preset=random",
+    args = ["check-bot", "machiavelli", "--games", str(GAMES), "--players", str(players),
+            "--seed", str(seed), *(f for k, v in RULES.items() for f in ("-r", f"{k}={v}")),
             "--move-ms", "20000", "--startup-ms", "60000", *(["--tcp"] if tcp else []),
             "--", *argv]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, f"{' '.join(args)}\n{result.output}"
     assert "all checks passed" in result.output, result.output
+
+
+def test_the_deals_bring_every_character_and_district_to_the_table() -> None:
+    engine = REGISTRY.get("machiavelli")
+    characters: set[cards.Character] = set()
+    districts: set[str] = set()
+    for players, seed in RUNS:
+        for game in range(GAMES):
+            state = engine.new_game(players, RULES, seed + game)
+            characters.update(state.cast)
+            districts.update(state.rules["districts"])
+    # the engine's sets of what it plays so far; once it plays everything they may go
+    played = getattr(cards, "IMPLEMENTED", frozenset(cards.Character))
+    unique = getattr(cards, "IMPLEMENTED_DISTRICTS", frozenset(d.id for d in cards.UNIQUE))
+    assert not played - characters, f"add runs: {sorted(c.wire for c in played - characters)}"
+    assert not unique - districts, f"add runs: {sorted(unique - districts)}"
 
 
 @pytest.mark.parametrize(("players", "seed"), RUNS)
