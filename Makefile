@@ -56,6 +56,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/cluster.py --quick
 	$(BIN)/python bench/sandbox.py
 	$(BIN)/python bench/processes.py --quick
+	$(BIN)/python bench/ladder.py
 	$(BIN)/python bench/report.py --quick
 
 # The report and viewer tests run a real browser: Debian's chromium, driven by Playwright

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from contextlib import AbstractContextManager
 
 import numpy as np
 from openskill.models import PlackettLuce
+from threadpoolctl import threadpool_limits
 
-from arena.ladder.store import Belief, EntryStats, SeatRow
+from arena.ladder.columns import Columns
+from arena.ladder.store import Belief
 from arena.tournament import plackett
 from arena.tournament.ratings import ELO_SCALE
 
@@ -55,61 +57,45 @@ def absorb(beliefs: Mapping[str, Belief], games: Iterable[Seating],
     return out
 
 
-@dataclass
-class _Tally:
-    games: int = 0
-    wins: float = 0.0
-    placings: int = 0
-    faults: int = 0
-    timeouts: int = 0
-    forfeits: int = 0
-    last: float | None = None
-
-
-def table(games: Sequence[Sequence[SeatRow]], window: int | None,
-          start: Mapping[str, float | None]) -> tuple[list[EntryStats], int]:
-    """Return every entry's standings line and how many games the ratings cover.
-
-    Counts cover all games; ratings the last `window` (None: all), fitted from the ratings
-    `start` (Elo scale, by entry; missing ones start at the mean).
-    """
-    tallies: dict[str, _Tally] = {}
-    for game in games:
-        winners = sum(1 for seat in game if seat[1] == 1)
-        for entry, placing, faults, timeouts, forfeit, finished in game:
-            tally = tallies.setdefault(entry, _Tally())
-            tally.games += 1
-            tally.wins += 1 / winners if placing == 1 else 0.0
-            tally.placings += placing
-            tally.faults += faults
-            tally.timeouts += timeouts
-            tally.forfeits += forfeit
-            tally.last = finished if tally.last is None else max(tally.last, finished)
-    recent = games[-window:] if window else games
-    ratings = fit([[(s[0], s[1]) for s in game] for game in recent], start)
-    out = []
-    for entry, t in sorted(tallies.items()):
-        value, interval = ratings.get(entry, (None, None))
-        out.append(EntryStats(entry, value, interval, t.games, t.wins, t.placings, t.faults,
-                              t.timeouts, t.forfeits, t.last))
-    return out, len(recent)
-
-
 def fit(games: Sequence[Seating],
         start: Mapping[str, float | None]) -> dict[str, tuple[float, float]]:
-    """Fit the games by Plackett-Luce: (rating, 95% half-width) by entry, Elo scale."""
-    entries = sorted({entry for game in games for entry, _ in game})
-    if not entries:
+    """Fit games given as seatings: (rating, 95% half-width) by entry, Elo scale."""
+    rows = [(i, entry, placing, 0, 0, 0, 0.0) for i, game in enumerate(games)
+            for entry, placing in game]
+    return fit_columns(Columns().extended(rows, 0), start)
+
+
+def fit_columns(columns: Columns, start: Mapping[str, float | None],
+                window: int | None = None) -> dict[str, tuple[float, float]]:
+    """Fit the games of `columns` (the last `window` only, if given): (rating, 95%
+    half-width) by entry, Elo scale, mean `ANCHOR`; from `start` (Elo, by entry; missing
+    ones at the mean)."""
+    if not len(columns.keys):
         return {}
-    index = {e: i for i, e in enumerate(entries)}
-    theta = np.array([((start.get(e) or ANCHOR) - ANCHOR) / ELO_SCALE for e in entries])
-    parts = plackett.blocks([[(index[e], p) for e, p in game] for game in games])
-    result = plackett.fit(parts, len(entries), start=theta - theta.mean())
+    cuts = np.flatnonzero(np.diff(columns.keys)) + 1
+    bounds = np.concatenate(([0], cuts, [len(columns.keys)]))
+    if window:
+        bounds = bounds[-window - 1:]
+    sizes = np.diff(bounds)
+    seen = np.unique(columns.bots[bounds[0]:])
+    names = [columns.names[i] for i in seen.tolist()]
+    index = np.full(len(columns.names), -1, dtype=np.int64)
+    index[seen] = np.arange(len(seen))
+    parts = []
+    for size in sorted(set(sizes.tolist()) - {0, 1}):
+        rows = bounds[:-1][sizes == size][:, None] + np.arange(size)
+        parts.append(plackett.block_of(np.stack([index[columns.bots[rows]],
+                                                 columns.places[rows]], axis=2)))
+    theta = np.array([((start.get(e) or ANCHOR) - ANCHOR) / ELO_SCALE for e in names])
+    with one_blas_thread():
+        result = plackett.fit(parts, len(names), start=theta - theta.mean())
     return {e: (ANCHOR + ELO_SCALE * float(result.theta[i]),
                 Z95 * ELO_SCALE * math.sqrt(max(float(result.cov[i, i]), 0.0)))
-            for i, e in enumerate(entries)}
+            for i, e in enumerate(names)}
 
 
-def elo_of(belief: Belief, seats: int) -> float:
-    """An online belief on the Elo scale (as `arena.tournament.ratings.OnlineRating`)."""
-    return ANCHOR + ELO_SCALE * (belief.mu - MODEL.mu) / (math.sqrt(seats) * MODEL.beta)
+def one_blas_thread() -> AbstractContextManager[object]:
+    """Limit BLAS to one thread: the fit's matrices have one row per entry (small), and on
+    a busy machine OpenBLAS's waiting threads made each solve ~100 times slower."""
+    limit: AbstractContextManager[object] = threadpool_limits(limits=1, user_api="blas")
+    return limit

@@ -15,10 +15,12 @@ Raises `StoreError` (no ladder there, damaged database) or `ConfigError` (ladder
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from arena.ladder import rating
+from arena.ladder.columns import ROUND_SHIFT, Columns
 from arena.ladder.config import load_ladder
 from arena.ladder.store import (
     ACTIVE,
@@ -28,16 +30,14 @@ from arena.ladder.store import (
     Snapshot,
     Standings,
     Version,
+    reading,
 )
 
 
 def versions(directory: Path) -> list[Version]:
     """Return every registered version of every bot, oldest first."""
-    store = LadderStore.open(directory)
-    try:
+    with _opened(directory) as store:
         return store.versions()
-    finally:
-        store.close()
 
 
 def standings(directory: Path, all_versions: bool = False) -> Standings:
@@ -47,43 +47,62 @@ def standings(directory: Path, all_versions: bool = False) -> Standings:
     refitted from it (a Newton step or two).
     """
     window = load_ladder(directory).window
-    store = LadderStore.open(directory)
-    try:
+    with _opened(directory) as store:
         stored = store.game_count()
         snaps = store.last_snapshots(2)
         if snaps and snaps[0][1] == stored and snaps[0][2] == _rated(stored, window):
             current, rated = snaps[0][3], snaps[0][2]
             previous = snaps[1][3] if len(snaps) > 1 else {}
         else:
-            table, rated = compute_table(store, window)
+            table, rated, _ = compute_table(store, window)
             current = {s.entry: s for s in table}
             previous = snaps[0][3] if snaps else {}
         listed = [v for v in store.versions() if all_versions or v.status == ACTIVE]
         return Standings(_ranked(listed, current, previous), stored, rated,
                          store.runs_finished())
-    finally:
-        store.close()
 
 
 def history(directory: Path, bot: str | None = None) -> list[Snapshot]:
     """Return each version's rating after every run (of `bot` only, if given)."""
-    store = LadderStore.open(directory)
-    try:
+    with _opened(directory) as store:
         known = {v.entry: v for v in store.versions(bot)}
         return [Snapshot(run, taken, known[entry].bot, known[entry].version, value, interval,
                          games)
                 for run, taken, entry, value, interval, games
                 in store.snapshot_history(list(known)) if entry in known]
+
+
+@contextmanager
+def _opened(directory: Path) -> Iterator[LadderStore]:
+    """The ladder's database, opened without reading every page (a reader meets a damaged
+    page as a `StoreError`); closed on the way out."""
+    store = LadderStore.open(directory, check=False)
+    try:
+        with reading(store.store.path):
+            yield store
     finally:
         store.close()
 
 
-def compute_table(store: LadderStore, window: int | None) -> tuple[list[EntryStats], int]:
-    """Fit the stored games now (from the last snapshot's ratings): the table and the
-    number of games rated."""
+def compute_table(store: LadderStore,
+                  window: int | None) -> tuple[list[EntryStats], int, Columns]:
+    """Fit the stored games now, from the last snapshot's ratings: the table, the number
+    of games rated, and the columns of the complete rounds (for `save_columns`)."""
     snaps = store.last_snapshots(1)
     start = {e: s.rating for e, s in snaps[0][3].items()} if snaps else {}
-    return rating.table(store.seat_rows(), window, start)
+    cached = store.cached_columns()
+    rows = store.seat_rows_after(cached.through)
+    columns = cached.extended(rows, cached.through)
+    ratings = rating.fit_columns(columns, start, window)
+    table = []
+    for entry, (games, wins, placings, faults, timeouts, forfeits, last) in sorted(
+            columns.sums.items()):
+        value, interval = ratings.get(entry, (None, None))
+        table.append(EntryStats(entry, value, interval, int(games), wins, int(placings),
+                                int(faults), int(timeouts), int(forfeits), last or None))
+    through, _ = store.beliefs()
+    complete = cached.extended([r for r in rows if r[0] >> ROUND_SHIFT <= through], through)
+    return table, min(columns.games, window or columns.games), complete
 
 
 def _rated(stored: int, window: int | None) -> int:

@@ -18,7 +18,6 @@ snapshot (`arena ladder history`).
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import fcntl
 import functools
 import json
@@ -37,9 +36,10 @@ from arena.ladder import rating
 from arena.ladder.config import LadderConfig, expand_cmd, load_ladder
 from arena.ladder.matchmaking import Entrant, plan_round
 from arena.ladder.read import compute_table
-from arena.ladder.store import LadderStore, Version
+from arena.ladder.store import LadderStore, Version, reading
+from arena.ladder.worker import WORKERS_LOCK, WorkerReferee
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
-from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
+from arena.referee.spec import BotSpec
 from arena.tournament.config import TournamentConfig, preflight
 from arena.tournament.executor import Executor, open_executor
 from arena.tournament.pairing import RoundPlan, Table
@@ -47,7 +47,6 @@ from arena.tournament.runner import (
     Job,
     Progress,
     RefereeFactory,
-    RefereeLike,
     Runner,
     isolation_warning,
 )
@@ -56,8 +55,7 @@ from arena.tournament.store import GameKey
 
 log = logging.getLogger(__name__)
 
-LOCK_NAME, WORKERS_LOCK = "ladder.lock", "workers.lock"
-PR_SET_PDEATHSIG = 1
+LOCK_NAME = "ladder.lock"
 
 
 class LadderBusy(ArenaError):
@@ -143,30 +141,6 @@ def _wait_for_orphans(directory: Path, on_wait: Callable[[str], None]) -> None:
             fcntl.flock(handle, fcntl.LOCK_EX)
 
 
-class WorkerReferee:
-    """The referee factory of a ladder's workers: in the worker process, take the shared
-    workers lock and ask for SIGTERM when the run dies, then build the real referee."""
-
-    def __init__(self, directory: Path, make: RefereeFactory) -> None:
-        self.directory, self.make = directory, make
-
-    def __call__(self, bots: Sequence[BotSpec], time_control: TimeControl,
-                 faults: FaultPolicy, workdir: Path) -> RefereeLike:
-        parent = os.getppid()
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        if os.getppid() != parent:  # the run died before the request took effect
-            raise SystemExit(0)
-        held = open(self.directory / WORKERS_LOCK, "a")  # noqa: SIM115 - for the worker's life
-        fcntl.flock(held, fcntl.LOCK_SH)
-        _HELD.append(held)
-        return self.make(bots, time_control, faults, workdir)
-
-
-_HELD: list[IO[str]] = []
-"""The workers lock, held open in a worker process until it exits."""
-
-
 class LadderRun:
     """One run over one ladder directory (the caller holds `ladder_lock`)."""
 
@@ -201,9 +175,10 @@ class LadderRun:
             ConfigError: fewer playable active bots than seats.
             StoreError: the database is damaged or not a ladder's.
         """
-        store = LadderStore.open(self.directory)
+        store = LadderStore.open(self.directory, check=False)
         try:
-            return self._run(store)
+            with reading(store.store.path):
+                return self._run(store)
         finally:
             store.close()
 
@@ -218,9 +193,11 @@ class LadderRun:
                                             store.fingerprint)
         salt = read_salt(self.directory)
         runner = self._runner(tournament)
-        number = store.start_run(os.getpid())
         with open_executor(runner, store.store,
                            functools.partial(_stored, store)) as pool:
+            # the whole-file check runs while the workers start (both take a while)
+            store.check()
+            number = store.start_run(os.getpid())
             runner.progress.total = self.budget.games or 0
             self._rounds(runner, store, pool, versions, salt, started)
         return self._finish(store, number, tuple(skipped))
@@ -244,8 +221,9 @@ class LadderRun:
                 skipped: tuple[str, ...] = ()) -> RunResult:
         """Store the run's snapshot: the batch fit's table after its games."""
         stored = store.game_count()
-        table, rated = compute_table(store, self.config.window)
+        table, rated, complete = compute_table(store, self.config.window)
         store.finish_run(number, self.played, table, stored, rated)
+        store.save_columns(complete)
         return RunResult(number, self.played, self.resumed, stored, skipped)
 
     def _runner(self, tournament: TournamentConfig) -> Runner:

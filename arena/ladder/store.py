@@ -21,10 +21,13 @@ rating history), over the types defined here.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
+import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,11 +35,9 @@ from typing import Any
 from arena.core.errors import StoreError
 from arena.core.game import Json
 from arena.core.record import GameRecord
+from arena.ladder.columns import ROUND_SHIFT, Columns, SeatRow
 from arena.tournament.pairing import RoundPlan
-from arena.tournament.store import DB_NAME, GameKey, Store
-
-SeatRow = tuple[str, int, int, int, int, float]
-"""One stored seat: (entry, placing, faults, timeouts, forfeited 0/1, finished)."""
+from arena.tournament.store import DB_NAME, GameKey, Store, explain
 
 LADDER_SCHEMA = """
 CREATE TABLE IF NOT EXISTS versions (
@@ -49,6 +50,9 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS beliefs (
     entry TEXT PRIMARY KEY, mu REAL NOT NULL, sigma REAL NOT NULL, games INTEGER NOT NULL,
     seats TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS fitcache (
+    id INTEGER PRIMARY KEY CHECK (id = 1), through INTEGER NOT NULL, games INTEGER NOT NULL,
+    data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS snapshots (
     run INTEGER NOT NULL, entry TEXT NOT NULL, rating REAL, interval REAL,
     games INTEGER NOT NULL, wins REAL NOT NULL, placings INTEGER NOT NULL,
@@ -199,25 +203,44 @@ class LadderStore:
                              "directory for a new ladder")
         store = Store.open(directory, f"ladder-{secrets.token_hex(8)}", name, create=True)
         ladder = cls(store, directory)
+        ladder._create_tables()
         with store.transaction():
-            for statement in LADDER_SCHEMA.split(";"):
-                if statement.strip():
-                    store.db.execute(statement)
             store.db.execute("INSERT INTO meta VALUES ('kind', ?)", (KIND,))
         return ladder
 
     @classmethod
-    def open(cls, directory: Path) -> LadderStore:
-        """Open the database of the ladder in `directory`.
+    def open(cls, directory: Path, check: bool = True) -> LadderStore:
+        """Open the database of the ladder in `directory`; `check` False leaves out the
+        whole-file check (`check()` does it later, `reading` turns a damaged page into a
+        `StoreError` when a read meets one).
 
         Raises:
             StoreError: no database, a damaged one, or a tournament's.
         """
-        store = Store.open(directory, None)
+        store = Store.open(directory, None, check=check)
         if store.meta("kind") != KIND:
             store.close()
             raise StoreError(f"{directory / DB_NAME} holds a tournament, not a ladder")
-        return cls(store, directory)
+        ladder = cls(store, directory)
+        tables = {r[0] for r in store.db.execute("SELECT name FROM sqlite_master")}
+        if "fitcache" not in tables:  # a ladder made before the cache
+            ladder._create_tables()
+        return ladder
+
+    def _create_tables(self) -> None:
+        with self.store.transaction():
+            for statement in LADDER_SCHEMA.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+
+    def check(self) -> None:
+        """Read the whole file.
+
+        Raises:
+            StoreError: it is damaged.
+        """
+        with reading(self.store.path):
+            self.store.check()
 
     @property
     def fingerprint(self) -> str:
@@ -346,14 +369,33 @@ class LadderStore:
                               "repeat = ?", (key.round, key.table, key.repeat)).fetchone()
         return None if row is None else GameRecord.from_json(json.loads(row[0]))
 
-    def seat_rows(self) -> list[list[SeatRow]]:
-        """Every stored game in key order, as its seats: (entry, placing, faults, timeouts,
-        forfeited 0/1, finished)."""
-        rows = self.db.execute(
-            "SELECT s.round, s.tbl, s.repeat, s.bot, s.placing, s.faults, s.timeouts, "
-            "s.forfeit IS NOT NULL, g.finished FROM seats s JOIN games g ON g.round = s.round "
-            "AND g.tbl = s.tbl AND g.repeat = s.repeat ORDER BY s.round, s.tbl, s.repeat, s.seat")
-        return [[r[3:] for r in game] for game in _by_game(rows)]
+    def seat_rows_after(self, round_: int) -> list[SeatRow]:
+        """The seats of every stored game of a round after `round_`, in key order."""
+        return self.db.execute(
+            "SELECT (s.round << 26) + (s.tbl << 6) + s.repeat, s.bot, s.placing, s.faults, "
+            "s.timeouts, s.forfeit IS NOT NULL, g.finished FROM seats s JOIN games g ON "
+            "g.round = s.round AND g.tbl = s.tbl AND g.repeat = s.repeat WHERE s.round > ? "
+            "ORDER BY s.round, s.tbl, s.repeat, s.seat", (round_,)).fetchall()
+
+    def cached_columns(self) -> Columns:
+        """The stored columns of the complete rounds (rebuilt when missing or stale)."""
+        row = self.db.execute("SELECT through, games, data FROM fitcache").fetchone()
+        if row is not None:
+            through, games, blob = row
+            held = self.db.execute("SELECT COUNT(*) FROM games WHERE round <= ?",
+                                   (through,)).fetchone()[0]
+            if held == games:
+                with contextlib.suppress(ValueError):
+                    return Columns.from_bytes(blob)
+        through = int(json.loads(self.store.meta("beliefs_through") or "0"))
+        return Columns().extended([r for r in self.seat_rows_after(0)
+                                   if r[0] >> ROUND_SHIFT <= through], through)
+
+    def save_columns(self, columns: Columns) -> None:
+        """Keep `columns` (complete rounds only) for the next reader."""
+        with self.store.transaction():
+            self.db.execute("INSERT OR REPLACE INTO fitcache VALUES (1, ?, ?, ?)",
+                            (columns.through, columns.games, columns.to_bytes()))
 
     def last_round(self) -> int:
         """The number of the last planned round (0: none)."""
@@ -368,6 +410,19 @@ class LadderStore:
             "JOIN runs r ON r.id = s.run ORDER BY s.run, s.entry").fetchall()
         wanted = None if entries is None else set(entries)
         return [r for r in rows if wanted is None or r[2] in wanted]
+
+
+@contextmanager
+def reading(path: Path) -> Iterator[None]:
+    """Turn an SQLite error met while reading the database at `path` into one line.
+
+    Raises:
+        StoreError: the database is damaged or locked.
+    """
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        raise explain(path, exc) from None
 
 
 def _by_game(rows: Iterable[tuple[Any, ...]]) -> Iterator[list[tuple[Any, ...]]]:

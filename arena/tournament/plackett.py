@@ -58,6 +58,13 @@ def blocks(games: Sequence[Sequence[tuple[int, int]]]) -> list[Block]:
     return [_block(np.array(rows, dtype=np.int64)) for _, rows in sorted(by_size.items())]
 
 
+def block_of(seats: Index) -> Block:
+    """One table size's games, a (games, k, 2) array of (bot index, placing), as a canonical
+    block: `blocks` for a caller that holds arrays already (a ladder reads its 100k games'
+    seats from SQL straight into one)."""
+    return _block(seats)
+
+
 def _block(seats: Index) -> Block:
     """One size's games, (games, k, 2) of (bot, placing): seats ordered by placing then
     bot; games without ties in arrays at once, the others one by one; rows sorted."""

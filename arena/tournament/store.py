@@ -104,10 +104,13 @@ class Store:
 
     @classmethod
     def open(cls, directory: Path, fingerprint: str | None, name: str = "",
-             create: bool = False) -> Store:
+             create: bool = False, check: bool = True) -> Store:
         """Open DIR/results.sqlite, creating it (with `fingerprint`) when `create` is set.
 
         `fingerprint` None skips the tournament check (read-only use, e.g. standings).
+        `check` False skips the whole-file `quick_check` (it reads every page: seconds at
+        100k games), for a process whose parent checked the file, or a reader that turns
+        a damaged page into a `StoreError` when it meets one (`explain`).
 
         Raises:
             StoreError: missing, damaged, locked, or from another tournament file.
@@ -119,18 +122,15 @@ class Store:
         try:
             db = sqlite3.connect(path, timeout=5.0, isolation_level=None)
             store = cls(path, db)
-            store._setup(fingerprint, name, create)
+            store._setup(fingerprint, name, create, check)
         except sqlite3.DatabaseError as exc:
             raise _explain(path, exc) from exc
         return store
 
-    def _setup(self, fingerprint: str | None, name: str, create: bool) -> None:
+    def _setup(self, fingerprint: str | None, name: str, create: bool, check: bool) -> None:
         db = self.db
-        check = db.execute("PRAGMA quick_check").fetchone()
-        if check is None or check[0] != "ok":
-            raise StoreError(f"{self.path} is damaged ({check[0] if check else 'no answer'}); "
-                             "committed games were left as they are: move it aside or pick "
-                             "another --out")
+        if check:
+            self.check()
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
@@ -168,6 +168,18 @@ class Store:
             held = self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
                 ("schema", SCHEMA_VERSION), ("seeds", PUBLIC if held else SALTED)])
+
+    def check(self) -> None:
+        """Read the whole file (`PRAGMA quick_check`).
+
+        Raises:
+            StoreError: it is damaged.
+        """
+        check = self.db.execute("PRAGMA quick_check").fetchone()
+        if check is None or check[0] != "ok":
+            raise StoreError(f"{self.path} is damaged ({check[0] if check else 'no answer'}); "
+                             "committed games were left as they are: move it aside or pick "
+                             "another --out")
 
     @property
     def seeds(self) -> str:
@@ -320,6 +332,11 @@ def _parse_record(text: object) -> tuple[GameRecord | None, str | None]:
         return GameRecord.from_json(json.loads(str(text))), None
     except (ValueError, KeyError, TypeError) as exc:
         return None, f"{type(exc).__name__}: {exc}"
+
+
+def explain(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
+    """One line for an SQLite error on the database at `path` (locked, or damaged)."""
+    return _explain(path, exc)
 
 
 def _explain(path: Path, exc: sqlite3.DatabaseError) -> StoreError:

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 FULL_FIELD = 100
 BLOCK = 40
@@ -161,6 +163,10 @@ def _weights(fld: Field) -> Callable[[str, str], int]:
 
 def _match(fld: Field, members: Sequence[str],
            with_bye: bool) -> tuple[list[tuple[str, str]], str | None]:
+    # imported here: networkx takes a third of the time a worker process needs to start,
+    # and only a Swiss round's pairing uses it
+    import networkx as nx
+
     rank = {b: i for i, b in enumerate(fld.ranked)}
     weight = _weights(fld)
     graph: nx.Graph[str] = nx.Graph()

@@ -291,7 +291,7 @@ def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     key: GameKey | None = None
     try:
-        store = Store.open(out, fingerprint)
+        store = Store.open(out, fingerprint, check=False)  # the parent checked it
         try:
             # every worker logs into OUT/logs/NAME.log: one log file per bot per run
             with referee(bots, time_control, faults, out) as ref:

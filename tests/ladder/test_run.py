@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import time
 from contextlib import closing
 from pathlib import Path
 
@@ -13,8 +14,10 @@ import pytest
 
 from arena.core.errors import ConfigError
 from arena.ladder import members, read
+from arena.ladder.read import compute_table
 from arena.ladder.run import Budget, LadderBusy, LadderRun, ladder_lock
 from arena.ladder.store import LadderStore
+from arena.tournament.pairing import RoundPlan
 from arena.tournament.secret import SALT_NAME
 from tests.ladder.conftest import MakeLadder, play
 from tests.tournament.fakes import FakeReferee
@@ -28,6 +31,19 @@ def seatings(directory: Path) -> list[tuple[int, int, list[str]]]:
         for r, t, bot in rows:
             out.setdefault((r, t), []).append(bot)
     return [(r, t, bots) for (r, t), bots in out.items()]
+
+
+def cut_round(directory: Path, tables: int) -> RoundPlan:
+    """Record the next round without playing it: what a run killed before any game of its
+    round leaves behind."""
+    job = LadderRun(directory, Budget(games=0), concurrency=1, referee=FakeReferee)
+    store = LadderStore.open(directory)
+    try:
+        plan = job._plan(store, store.active(), tables)
+        store.store.add_round(plan)
+    finally:
+        store.close()
+    return plan
 
 
 def test_a_run_plays_its_games_in_rounds_and_stores_a_snapshot(
@@ -92,13 +108,7 @@ def test_the_same_stored_games_and_seed_make_the_same_choices(
 def test_a_round_cut_by_a_killed_run_is_finished_first(make_ladder: MakeLadder) -> None:
     directory = make_ladder(bots=5, batch=4)
     play(directory, 4)
-    job = LadderRun(directory, Budget(games=0), concurrency=1, referee=FakeReferee)
-    store = LadderStore.open(directory)
-    try:  # what a run killed before any game of its round 2 leaves behind
-        plan = job._plan(store, store.active(), 4)
-        store.store.add_round(plan)
-    finally:
-        store.close()
+    plan = cut_round(directory, 4)
     cut = play(directory, 3)
     assert (cut.played, cut.resumed) == (3, 3)
     assert [t for r, t, _ in seatings(directory) if r == 2] == [0, 1, 2]
@@ -137,3 +147,41 @@ def test_a_bot_whose_command_is_gone_is_left_out_with_a_line(
     assert len(result.skipped) == 1 and "gone@" in result.skipped[0]
     assert "not found" in result.skipped[0]
     assert json.dumps(seatings(directory)).count("gone@") == 0
+
+
+def test_the_stored_columns_give_the_table_a_rebuild_gives(make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=4, batch=3)
+    play(directory, 6)
+    cut_round(directory, 3)
+    play(directory, 1)  # one game of the cut round: it is read from the seats
+    store = LadderStore.open(directory)
+    try:
+        cached = store.cached_columns()
+        assert cached.through == 2 and cached.games == 6
+        fresh_table = compute_table(store, None)[0]
+        assert sum(s.games for s in fresh_table) == 14
+        store.db.execute("UPDATE fitcache SET data = x'00'")
+        assert store.cached_columns().games == 6, "a damaged blob is rebuilt"
+        store.db.execute("DELETE FROM fitcache")
+        rebuilt = compute_table(store, None)[0]
+    finally:
+        store.close()
+    assert [(s.entry, s.games, s.wins, s.placings) for s in rebuilt] == [
+        (s.entry, s.games, s.wins, s.placings) for s in fresh_table]
+    for a, b in zip(rebuilt, fresh_table, strict=True):
+        assert a.rating == pytest.approx(b.rating, abs=1e-6)
+
+
+def test_a_window_rates_the_most_recent_games_only(make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=3, extra="window: 10\n")
+    play(directory, 16)
+    table = read.standings(directory)
+    assert (table.games, table.rated) == (16, 10)
+    assert sum(r.games for r in table.rows) == 32, "counts cover every game"
+
+
+def test_a_minutes_budget_stops_planning_when_time_is_up() -> None:
+    budget = Budget(minutes=1)
+    assert budget.left(0, time.monotonic()) > 1000
+    assert budget.left(0, time.monotonic() - 61) == 0
+    assert Budget(games=5).left(3, time.monotonic()) == 2
