@@ -25,26 +25,23 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.core.game import Termination  # noqa: E402
-from arena.core.record import GameRecord, SeatRecord  # noqa: E402
-from arena.ladder import members, rating, read  # noqa: E402
-from arena.ladder.run import Budget, LadderRun, ladder_lock  # noqa: E402
-from arena.ladder.store import LadderStore  # noqa: E402
-from arena.tournament.pairing import RoundPlan, Table  # noqa: E402
-from arena.tournament.ratings import fit  # noqa: E402
-from arena.tournament.runner import Progress  # noqa: E402
-from arena.tournament.store import GameKey  # noqa: E402
-from tests.ladder.simulation import simulate  # noqa: E402
+# Only the standard library at the top: each worker process of a run re-runs this script
+# (multiprocessing's spawn), and must not pay for arena's rating and CLI code on the way.
+if TYPE_CHECKING:
+    from arena.ladder.store import LadderStore
 
 BOTS, SEATS, BATCH = 100, 4, 8
 LADDER = f"game: machiavelli\nplayers_per_game: {SEATS}\nseed: 3\nbatch: {BATCH}\nsandbox: none\n"
 
 
 def make_ladder(directory: Path) -> None:
+    from arena.ladder import members
+
     members.init(directory, config_text=LADDER)
     for i in range(BOTS):
         members.add(directory, f"bot{i:03d}", "builtin:random", version="v1")
@@ -65,6 +62,13 @@ def one_transaction(store: LadderStore) -> Iterator[None]:
 def fill(directory: Path, games: int) -> float:
     """Store `games` games among the bots (stronger numbers win more) as runs would leave
     them: rounds, games, beliefs and a snapshot. Return the seconds the beliefs took."""
+    from arena.core.game import Termination
+    from arena.core.record import GameRecord, SeatRecord
+    from arena.ladder import rating, read
+    from arena.ladder.store import LadderStore
+    from arena.tournament.pairing import RoundPlan, Table
+    from arena.tournament.store import GameKey
+
     rng = random.Random(1)
     store = LadderStore.open(directory)
     entries = [v.entry for v in store.active()]
@@ -96,6 +100,9 @@ def fill(directory: Path, games: int) -> float:
 
 def first_game(directory: Path) -> float:
     """Seconds from the start of a one-game run to its first game starting."""
+    from arena.ladder.run import Budget, LadderRun, ladder_lock
+    from arena.tournament.runner import Progress
+
     seen: list[float] = []
 
     def progress(state: Progress) -> None:
@@ -108,6 +115,23 @@ def first_game(directory: Path) -> float:
     return seen[0] - started
 
 
+def worker_start() -> float:
+    """Seconds to start a bare worker process: spawn, and import what a worker imports."""
+    import multiprocessing
+
+    process = multiprocessing.get_context("spawn").Process(target=_worker_imports)
+    started = time.perf_counter()
+    process.start()
+    process.join()
+    return time.perf_counter() - started
+
+
+def _worker_imports() -> None:
+    import arena.ladder.worker
+    import arena.referee
+    import arena.tournament.workers  # noqa: F401
+
+
 def timed(call: object) -> float:
     started = time.perf_counter()
     assert callable(call)
@@ -116,6 +140,11 @@ def timed(call: object) -> float:
 
 
 def main() -> None:
+    from arena.ladder import read
+    from arena.ladder.store import LadderStore
+    from arena.tournament.ratings import fit
+    from tests.ladder.simulation import simulate
+
     quick = "--quick" in sys.argv
     games = 10_000 if quick else 100_000
     with tempfile.TemporaryDirectory() as tmp:
@@ -128,20 +157,22 @@ def main() -> None:
               f"{time.perf_counter() - started:.0f} s)")
         base = first_game(empty)
         loaded = first_game(full)
+        bare = worker_start()
         print(f"ladder run --games 1, start to first game: {loaded:.2f} s (target < 1 s); "
-              f"empty ladder {base:.2f} s; x{loaded / base:.2f}")
+              f"empty ladder {base:.2f} s, x{loaded / base:.2f}; a bare worker process "
+              f"(spawn and imports) {bare:.2f} s, x{loaded / bare:.2f}")
         cached = timed(lambda: read.standings(full))
         play_more(full)
         refit = timed(lambda: read.standings(full))
         store = LadderStore.open(full)
-        games: dict[int, list[tuple[str, int]]] = {}
+        seated: dict[int, list[tuple[str, int]]] = {}
         for key, entry, placing, *_ in store.seat_rows_after(0):
-            games.setdefault(key, []).append((entry, placing))
+            seated.setdefault(key, []).append((entry, placing))
         store.close()
-        scratch = timed(lambda: fit(list(games.values())))
+        scratch = timed(lambda: fit(list(seated.values())))
         print(f"ladder standings: {cached:.2f} s from the snapshot, {refit:.2f} s refitted "
               f"after new games (target < 2 s); the tournament fit from zero {scratch:.2f} s;"
-              f" x{cached / scratch:.2f} and x{refit / scratch:.2f}")
+              f" x{cached / scratch:.3f} and x{refit / scratch:.2f}")
         print(f"beliefs rebuilt from all {games:,} games: {beliefs_s:.1f} s (a run never "
               "does this: it keeps them after each round)")
     seeds = range(4 if quick else 12)
@@ -158,6 +189,9 @@ def main() -> None:
 
 def play_more(directory: Path) -> None:
     """Store one more round (as a run that was killed before its snapshot would)."""
+    from arena.ladder.run import Budget, LadderRun, ladder_lock
+    from arena.ladder.store import LadderStore
+
     with ladder_lock(directory, wait=False):
         LadderRun(directory, Budget(games=BATCH), concurrency=2).run()
     store = LadderStore.open(directory)

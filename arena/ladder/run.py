@@ -24,13 +24,14 @@ import json
 import logging
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
-from arena.core.errors import ArenaError, ConfigError
+from arena.core.errors import ArenaError, ConfigError, StoreError
 from arena.core.record import GameRecord
 from arena.ladder import rating
 from arena.ladder.config import LadderConfig, expand_cmd, load_ladder
@@ -193,29 +194,34 @@ class LadderRun:
                                             store.fingerprint)
         salt = read_salt(self.directory)
         runner = self._runner(tournament)
+        checker = _Check(self.directory)
         with open_executor(runner, store.store,
                            functools.partial(_stored, store)) as pool:
-            # the whole-file check runs while the workers start (both take a while)
-            store.check()
+            checker.start()  # beside the first games: it reads every page (a second or more)
             number = store.start_run(os.getpid())
             runner.progress.total = self.budget.games or 0
-            self._rounds(runner, store, pool, versions, salt, started)
+            self._rounds(runner, store, pool, versions, salt, started, checker)
+        checker.result()
         return self._finish(store, number, tuple(skipped))
 
     def _rounds(self, runner: Runner, store: LadderStore, pool: Executor,
-                versions: Sequence[Version], salt: str, started: float) -> None:
-        """Finish a killed run's round, then plan and play rounds while the budget lasts."""
+                versions: Sequence[Version], salt: str, started: float,
+                checker: _Check) -> None:
+        """Finish a killed run's round, then plan and play rounds while the budget lasts
+        (and the database passed its check)."""
         pending = self._pending(store, {v.entry for v in versions})
         if pending:
             complete = self._play(runner, store, pool, pending, salt,
                                   self.budget.left(0, started))
             self.resumed = self.played
+            checker.result()
             if not complete:
                 return
         while (left := self.budget.left(self.played, started)) > 0:
             plan = self._plan(store, versions, min(left, self.config.batch))
             store.store.add_round(plan)
             self._play(runner, store, pool, plan, salt, left)
+            checker.result()
 
     def _finish(self, store: LadderStore, number: int,
                 skipped: tuple[str, ...] = ()) -> RunResult:
@@ -276,6 +282,33 @@ class LadderRun:
         through, beliefs = store.beliefs()
         games = store.seatings_after(through)
         store.save_beliefs(number, rating.absorb(beliefs, games, self.config.seats))
+
+
+class _Check(threading.Thread):
+    """The database's whole-file check, in a thread with its own connection (SQLite lets
+    go of the GIL), so that the first game does not wait for it; `result` raises what it
+    found, and the run stops after the round under way (stored games stay)."""
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__(name="ladder-check", daemon=True)
+        self.directory = directory
+        self.error: StoreError | None = None
+
+    def run(self) -> None:
+        try:
+            LadderStore.open(self.directory, check=True).close()
+        except StoreError as exc:
+            self.error = exc
+
+    def result(self) -> None:
+        """Wait for the check.
+
+        Raises:
+            StoreError: the database is damaged.
+        """
+        self.join()
+        if self.error is not None:
+            raise self.error
 
 
 def _spec(version: Version) -> BotSpec:

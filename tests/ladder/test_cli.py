@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -96,3 +98,17 @@ def test_games_and_minutes_together_are_a_usage_error(runner: CliRunner,
     result = runner.invoke(main, ["ladder", "run", str(make_ladder(bots=2)), "--games", "1",
                                   "--minutes", "1"])
     assert result.exit_code == 2
+
+
+def test_a_worker_started_from_the_console_script_imports_no_command_line() -> None:
+    """Spawned workers re-run the parent's main script: the `arena` script imports only
+    `arena.entry`, and a ladder worker's referee factory pulls in no rating code."""
+    code = ("import sys, arena.entry, arena.ladder.worker; "
+            "print(sorted(m for m in ('arena.cli', 'numpy', 'openskill', 'rich') "
+            "if m in sys.modules))")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True)
+    assert shown.stdout.strip() == "[]"
+    script = Path(sys.executable).parent / "arena"
+    version = subprocess.run([str(script), "--version"], capture_output=True, text=True)
+    assert version.returncode == 0 and "arena, version" in version.stdout
