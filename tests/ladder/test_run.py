@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+import threading
 import time
 from contextlib import closing
 from pathlib import Path
@@ -19,6 +20,7 @@ from arena.ladder.run import Budget, LadderBusy, LadderRun, ladder_lock
 from arena.ladder.store import LadderStore
 from arena.tournament.pairing import RoundPlan
 from arena.tournament.secret import SALT_NAME
+from tests.conditions import wait_until
 from tests.ladder.conftest import MakeLadder, play
 from tests.tournament.fakes import FakeReferee
 
@@ -185,3 +187,21 @@ def test_a_minutes_budget_stops_planning_when_time_is_up() -> None:
     assert budget.left(0, time.monotonic()) > 1000
     assert budget.left(0, time.monotonic() - 61) == 0
     assert Budget(games=5).left(3, time.monotonic()) == 2
+
+
+def test_wait_blocks_until_the_running_one_ends(make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=2)
+    said: list[str] = []
+    got: list[bool] = []
+
+    def second() -> None:
+        with ladder_lock(directory, wait=True, on_wait=said.append):
+            got.append(True)
+
+    with ladder_lock(directory, wait=False):
+        waiter = threading.Thread(target=second)
+        waiter.start()
+        wait_until(lambda: said, "the second run says it waits")
+        assert not got and "waiting for the run in progress" in said[0]
+    waiter.join()
+    assert got == [True]
