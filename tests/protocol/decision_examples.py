@@ -26,7 +26,7 @@ from arena.protocol.schema import load_game_schema
 from tests.engines.test_contract import option_sets
 
 DOC = Path(__file__).resolve().parents[2] / "protocol" / "PROTOCOL.md"
-GAMES = ("machiavelli",)
+GAMES = ("machiavelli", "machiavelli-rummy")
 """The games whose PROTOCOL.md section carries a generated block."""
 SEEDS_PER_SETTING = 12
 READABLE_OPTIONS = 8
