@@ -108,6 +108,7 @@ def _build(run: RunData, out: Path) -> Built:
         games = [g for g in run.games if g.seat_of(row.bot) is not None]
         _page(env, out / pages[row.bot], "bot.html.j2", built, root="../", **common, row=row,
               games=games, seats=tables.by_seat(row.bot, games, _places(run)),
+              faults=tables.bot_faults(row.bot, games),
               plot=_bot_plot(run, row.bot))
     _page(env, out / "viewer.html", "viewer.html.j2", built, root="", title=run.name,
           back="index.html", games=True)

@@ -123,3 +123,28 @@ def by_seat(bot: str, games: Sequence[GameEntry], places: int) -> list[SeatFigur
         out.append(SeatFigures(position, total, [counts.get(p, 0) for p in range(1, places + 1)],
                                mean))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class BotFault:
+    """One of a bot's faults (or its forfeit, `fault` None) in one game."""
+
+    game: GameEntry
+    seat: int
+    kind: str
+    detail: str
+    decision: int | None
+
+
+def bot_faults(bot: str, games: Sequence[GameEntry]) -> list[BotFault]:
+    """Return the bot's faults with their reasons, and its forfeits, game by game."""
+    out = []
+    for game in games:
+        seat = game.seat_of(bot)
+        if seat is None:
+            continue
+        out += [BotFault(game, seat.seat, f.kind.value, f.detail, f.decision)
+                for f in game.faults if f.seat == seat.seat]
+        if seat.forfeit is not None:
+            out.append(BotFault(game, seat.seat, "forfeit", seat.forfeit.value, None))
+    return out
