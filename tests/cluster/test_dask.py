@@ -9,9 +9,11 @@ import logging
 import os
 import shutil
 import signal
+import sqlite3
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 
 import distributed
@@ -220,3 +222,32 @@ def test_a_game_that_kills_every_worker_stops_the_run_in_one_line(tmp_path: Path
     text = str(caught.value)
     assert "game r1-t0-g0 killed every worker that played it" in text
     assert "run again with --resume" in text and "\n" not in text
+
+
+def test_a_run_stopped_on_one_executor_resumes_on_the_other(tmp_path: Path) -> None:
+    from arena.tournament.runner import Interrupted
+
+    file = tmp_path / "t.yaml"
+    file.write_text("name: t\ngame: machiavelli\nplayers_per_game: 4\ngames_per_pairing: 2\n"
+                    "seed: 5\nbots:\n" + "".join(f"  - {{name: b{i}, cmd: 'builtin:random'}}\n"
+                                                for i in range(5)))
+    config = load_config(file)
+    whole = tmp_path / "whole"
+    pin_salt(whole)
+    Runner(config, whole, concurrency=1).run()
+
+    def stop_after(games: int) -> Callable[[Progress], None]:
+        def check(progress: Progress) -> None:
+            if progress.done >= games:
+                raise KeyboardInterrupt
+        return check
+
+    for first, then in ((None, "local:1"), ("local:1", None)):
+        out = tmp_path / f"from-{first or 'local'}"
+        pin_salt(out)
+        with pytest.raises(Interrupted):
+            Runner(config, out, concurrency=1, cluster=first, on_progress=stop_after(3)).run()
+        with closing(sqlite3.connect(out / "results.sqlite")) as db:
+            assert 3 <= db.execute("SELECT COUNT(*) FROM games").fetchone()[0] < 10
+        Runner(config, out, concurrency=1, cluster=then, resume=True).run()
+        assert standings(out) == standings(whole)
