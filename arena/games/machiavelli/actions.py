@@ -1,7 +1,7 @@
 """Machiavelli actions: one frozen value type, its wire form, and parsing from the wire.
 
-Every action is `{"type": ...}` plus at most the fields `character`, `district`, `seat` and
-`resource`.
+Every action is `{"type": ...}` plus at most the fields `character`, `district`, `seat`,
+`resource` and `district_type`.
 Imports only the standard library and `arena.core`.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 from arena.core.errors import MalformedAction
 from arena.core.game import Json
 
-from .cards import CHARACTER_BY_WIRE, DISTRICTS, Character
+from .cards import CHARACTER_BY_WIRE, DISTRICTS, Character, DistrictType
 
 
 class Kind(StrEnum):
@@ -28,6 +28,9 @@ class Kind(StrEnum):
     EXCHANGE_CARDS = "exchange_cards"
     THIEVES_DEN = "thieves_den"
     GRAVEYARD = "graveyard"
+    TAKE_CARD = "take_card"
+    WIZARD_BUILD = "wizard_build"
+    GIVE_CARD = "give_card"
 
 
 class ActionType(StrEnum):
@@ -55,6 +58,11 @@ class ActionType(StrEnum):
     NAVIGATE = "navigate"
     STUDY = "study"
     SEIZE = "seize"
+    SPY = "spy"
+    LOOK = "look"
+    TAKE_CARD = "take_card"
+    FORESEE = "foresee"
+    GIVE_CARD = "give_card"
     DONE = "done"
     END_TURN = "end_turn"
 
@@ -68,6 +76,8 @@ _FIELDS: dict[ActionType, tuple[str, ...]] = {
     T.PAY_WITH_CARDS: ("district",),
     T.SWAP_HANDS: ("seat",), T.DESTROY: ("seat", "district"),
     T.NAVIGATE: ("resource",), T.SEIZE: ("seat", "district"),
+    T.SPY: ("seat", "district_type"), T.LOOK: ("seat",), T.TAKE_CARD: ("district",),
+    T.GIVE_CARD: ("seat", "district"),
 }
 RESOURCES = ("gold", "cards")
 """Values of the `resource` field (the Navigator's choice)."""
@@ -82,8 +92,12 @@ ALLOWED: dict[Kind, frozenset[ActionType]] = {
     Kind.TURN: frozenset({
         T.GATHER_GOLD, T.GATHER_CARDS, T.BUILD, T.PAY_WITH_CARDS, T.COLLECT_INCOME, T.KILL,
         T.ROB, T.SWAP_HANDS, T.EXCHANGE_CARDS, T.DESTROY, T.BEAUTIFY, T.TAKE_TAX,
-        T.LABORATORY, T.SMITHY, T.NAVIGATE, T.STUDY, T.SEIZE, T.END_TURN,
+        T.LABORATORY, T.SMITHY, T.NAVIGATE, T.STUDY, T.SEIZE, T.SPY, T.LOOK, T.FORESEE,
+        T.END_TURN,
     }),
+    Kind.TAKE_CARD: frozenset({T.TAKE_CARD}),
+    Kind.WIZARD_BUILD: frozenset({T.DONE, T.BUILD}),
+    Kind.GIVE_CARD: frozenset({T.GIVE_CARD}),
 }
 
 
@@ -96,6 +110,7 @@ class Action:
     district: str | None = None
     seat: int | None = None
     resource: str | None = None
+    district_type: str | None = None
 
     def to_wire(self) -> dict[str, Json]:
         """Return the canonical wire form (a JSON object with a `type`)."""
@@ -108,22 +123,25 @@ class Action:
             wire["district"] = self.district
         if self.resource is not None:
             wire["resource"] = self.resource
+        if self.district_type is not None:
+            wire["district_type"] = self.district_type
         return wire
 
 
-_INTERNED: dict[tuple[ActionType, Character | None, str | None, int | None, str | None],
-                Action] = {}
+_INTERNED: dict[tuple[ActionType, Character | None, str | None, int | None, str | None,
+                      str | None], Action] = {}
 _WIRES: dict[int, dict[str, Json]] = {}
 
 
 def make(action_type: ActionType, character: Character | None = None,
          district: str | None = None, seat: int | None = None,
-         resource: str | None = None) -> Action:
+         resource: str | None = None, district_type: str | None = None) -> Action:
     """Return the one shared `Action` with these fields (cheap on the hot path)."""
-    key = (action_type, character, district, seat, resource)
+    key = (action_type, character, district, seat, resource, district_type)
     action = _INTERNED.get(key)
     if action is None:
-        action = _INTERNED[key] = Action(action_type, character, district, seat, resource)
+        action = _INTERNED[key] = Action(action_type, character, district, seat, resource,
+                                         district_type)
         _WIRES[id(action)] = action.to_wire()
     return action
 
@@ -197,7 +215,17 @@ def parse(kind: str, payload: Json) -> Action:
         _district(payload, action_type) if "district" in fields else None,
         _seat(payload, action_type) if "seat" in fields else None,
         _resource(payload, action_type) if "resource" in fields else None,
+        _district_type(payload, action_type) if "district_type" in fields else None,
     )
+
+
+def _district_type(payload: dict[str, Json], action_type: ActionType) -> str:
+    value = payload["district_type"]
+    valid = [t.value for t in DistrictType]
+    if value not in valid:
+        raise MalformedAction(f"{action_type.value}: district_type {wire_text(value)} is not "
+                              f"one of {', '.join(valid)}")
+    return str(value)
 
 
 def _resource(payload: dict[str, Json], action_type: ActionType) -> str:

@@ -85,7 +85,12 @@ def _keep_card(state: State, seat: int, action: Action, events: list[Event]) -> 
 def _build(state: State, seat: int, action: Action, events: list[Event]) -> None:
     district = str(action.district)
     cost = build_cost(state, seat, district)
-    state.hands[seat].remove(district)
+    if state.pending == Pending.WIZARD_BUILD:
+        # the Wizard builds the card he took at once: it does not count against the limit
+        state.aside, state.pending = [], None
+        state.builds_left += 1
+    else:
+        state.hands[seat].remove(district)
     _place(state, seat, district, cost, [], events)
 
 
@@ -125,6 +130,9 @@ def _pay_card(state: State, seat: int, action: Action, events: list[Event]) -> N
 def _done(state: State, seat: int, action: Action, events: list[Event]) -> None:
     if state.pending == _GRAVEYARD:
         _graveyard(state, seat, False, events)
+        return
+    if state.pending == Pending.WIZARD_BUILD:
+        powers.keep_taken(state, seat)
         return
     set_aside, state.aside = state.aside, []
     state.deck.extend(set_aside)

@@ -7,14 +7,14 @@ Imports only the standard library and `arena.core`.
 
 from __future__ import annotations
 
-from arena.core.game import Event
+from arena.core.game import Event, Json
 
 from . import cards as C
-from .actions import Action, ActionTable, ActionType, make
-from .cards import COST, Character
+from .actions import Action, ActionTable, ActionType, Kind, make
+from .cards import COST, TYPE, Character, DistrictType
 from .events import gold, private, public
 from .state import Pending, State
-from .turn import ABILITIES, draw, size
+from .turn import ABILITIES, BUILD, DONE, PENDING, build_cost, can_place, draw, size
 
 T = ActionType
 NAVIGATE_GOLD, NAVIGATE_CARDS = make(T.NAVIGATE, resource="gold"), make(T.NAVIGATE,
@@ -124,6 +124,140 @@ def shuffle_back(state: State, cards: list[str]) -> None:
     state.rng.shuffle(state.deck)
 
 
+# --- rank 2 and 3: the Spy, the Wizard and the Seer look at or take hidden cards -------------
+
+SPY = ActionTable(T.SPY, "seat", "district_type")
+LOOK, TAKE_CARD = ActionTable(T.LOOK, "seat"), ActionTable(T.TAKE_CARD, "district")
+GIVE_CARD, FORESEE = ActionTable(T.GIVE_CARD, "seat", "district"), make(T.FORESEE)
+TYPES = tuple(t.value for t in DistrictType)
+
+
+def _spies(state: State, seat: int) -> tuple[Action, ...]:
+    return tuple(SPY[target, kind] for target in range(state.players) if target != seat
+                 for kind in TYPES)
+
+
+def spy(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """The Spy looks at a hand (privately) and, per card of the named type, takes 1 gold from
+    its owner (while there is any) and draws 1 card."""
+    target, kind = int(str(action.seat)), DistrictType(str(action.district_type))
+    hand = state.hands[target]
+    matches = sum(1 for d in hand if TYPE[d] is kind)
+    taken = min(matches, state.gold[target])
+    state.used.append("ability")
+    state.gold[target] -= taken
+    state.gold[seat] += taken
+    events.append(private(seat, "hand_seen", seat=seat, target=target, cards=list(hand)))
+    drawn = draw(state, matches)
+    state.hands[seat].extend(drawn)
+    # the table sees the gold and the cards change hands, so the number of matches is public
+    events.append(public("spied", seat=seat, target=target, district_type=kind.value,
+                         matches=matches, drawn=len(drawn),
+                         gold=gold((target, -taken), (seat, taken)) if taken else []))
+    events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
+
+
+def _looks(state: State, seat: int) -> tuple[Action, ...]:
+    return tuple(LOOK[target] for target in range(state.players)
+                 if target != seat and state.hands[target])
+
+
+def look(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """The Wizard looks at another hand: a `take_card` decision over it follows."""
+    state.used.append("ability")
+    state.target, state.pending = int(str(action.seat)), Pending.TAKE
+    events.append(public("hand_looked_at", seat=seat, target=state.target))
+
+
+def _take_options(state: State, seat: int) -> tuple[str, tuple[Action, ...]]:
+    assert state.target is not None
+    return Kind.TAKE_CARD.value, tuple(map(TAKE_CARD.__getitem__,
+                                           dict.fromkeys(state.hands[state.target])))
+
+
+def _take_context(state: State, seat: int) -> dict[str, Json]:
+    assert state.target is not None
+    return {"target": state.target, "hand": list(state.hands[state.target])}
+
+
+def take_card(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """The Wizard takes the card (set aside): next he builds it at once or keeps it."""
+    target, card = state.target, str(action.district)
+    assert target is not None
+    state.hands[target].remove(card)
+    state.aside, state.target, state.pending = [card], None, Pending.WIZARD_BUILD
+    events.append(public("card_taken", seat=seat, target=target))
+    events.append(private(target, "card_lost", seat=target, district=card, by=seat))
+
+
+def _wizard_build_options(state: State, seat: int) -> tuple[str, tuple[Action, ...]]:
+    card = state.aside[0]
+    buildable = (can_place(state, seat, card) and state.current_char is not Character.NAVIGATOR
+                 and build_cost(state, seat, card) <= state.gold[seat])
+    return Kind.WIZARD_BUILD.value, (DONE, BUILD[card]) if buildable else (DONE,)
+
+
+def _wizard_build_context(state: State, seat: int) -> dict[str, Json]:
+    return {"taken": state.aside[0]}
+
+
+def keep_taken(state: State, seat: int) -> None:
+    """`done` in `wizard_build`: the taken card joins the Wizard's hand."""
+    state.hands[seat].extend(state.aside)
+    state.aside, state.pending = [], None
+
+
+def _foresee(state: State, seat: int) -> tuple[Action, ...]:
+    return (FORESEE,) if any(state.hands[s] for s in range(state.players) if s != seat) else ()
+
+
+def foresee(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """The Seer takes a random card from every other non-empty hand, then owes each of those
+    players one card of his choice (`give_card` decisions, in seat order after his)."""
+    state.used.append("ability")
+    owed = []
+    for offset in range(1, state.players):
+        victim = (seat + offset) % state.players
+        hand = state.hands[victim]
+        if not hand:
+            continue
+        card = hand.pop(state.rng.randrange(len(hand)))
+        state.hands[seat].append(card)
+        owed.append(victim)
+        events.append(private(victim, "card_lost", seat=victim, district=card, by=seat))
+        events.append(private(seat, "card_gained", seat=seat, district=card, target=victim))
+    state.owed = owed
+    events.append(public("cards_foreseen", seat=seat, targets=list(owed)))
+    if owed:
+        state.pending = Pending.GIVE
+
+
+def _give_options(state: State, seat: int) -> tuple[str, tuple[Action, ...]]:
+    target = state.owed[0]
+    return Kind.GIVE_CARD.value, tuple(GIVE_CARD[target, d]
+                                       for d in dict.fromkeys(state.hands[seat]))
+
+
+def _give_context(state: State, seat: int) -> dict[str, Json]:
+    return {"owed": list(state.owed)}
+
+
+def give_card(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """The Seer gives one card to the next player he took from."""
+    target, card = state.owed.pop(0), str(action.district)
+    state.hands[seat].remove(card)
+    state.hands[target].append(card)
+    events.append(public("card_given", seat=seat, target=target))
+    events.append(private(target, "card_received", seat=target, district=card, by=seat))
+    if not state.owed:
+        state.pending = None
+
+
 ABILITIES.update({Character.NAVIGATOR: _navigate, Character.SCHOLAR: _study,
-                  Character.MARSHAL: _seizures})
-HANDLERS = {T.NAVIGATE: navigate, T.STUDY: study, T.SEIZE: seize}
+                  Character.MARSHAL: _seizures, Character.SPY: _spies,
+                  Character.WIZARD: _looks, Character.SEER: _foresee})
+PENDING.update({Pending.TAKE: (_take_options, _take_context),
+                Pending.WIZARD_BUILD: (_wizard_build_options, _wizard_build_context),
+                Pending.GIVE: (_give_options, _give_context)})
+HANDLERS = {T.NAVIGATE: navigate, T.STUDY: study, T.SEIZE: seize, T.SPY: spy, T.LOOK: look,
+            T.TAKE_CARD: take_card, T.FORESEE: foresee, T.GIVE_CARD: give_card}

@@ -148,7 +148,7 @@ def _turn_context(state: State, seat: int) -> dict[str, Json]:
     }
     if pending is None:
         return context
-    if pending == _KEEP:
+    if pending == _KEEP or pending == Pending.STUDY:
         context["drawn"] = list(state.aside)
     elif pending == _EXCHANGE:
         context["set_aside"] = list(state.aside)
@@ -156,6 +156,8 @@ def _turn_context(state: State, seat: int) -> dict[str, Json]:
         context["cards_paid"] = list(state.aside)
         context["gold_due"] = max(0, turn.build_cost(state, seat, "thieves_den")
                                   - len(state.aside))
+    elif pending in turn.PENDING:
+        context.update(turn.PENDING[pending][1](state, seat))
     return context
 
 

@@ -43,6 +43,9 @@ class Pending:
     """Classic: the owner of the Graveyard decides whether to buy back the destroyed card
     (set aside); the deciding seat is not the current one."""
     STUDY = "study"
+    TAKE = "take_card"
+    WIZARD_BUILD = "wizard_build"
+    GIVE = "give_card"
 
 
 @dataclass(slots=True)
@@ -100,6 +103,10 @@ class State:
     type if built in the last round); 0 when never."""
     build_paid: int = 0
     """Gold paid to build in the current turn (the Alchemist's refund)."""
+    target: int | None = None
+    """The seat whose hand the Wizard looks at (pending `take_card`)."""
+    owed: list[int] = field(default_factory=list)
+    """Seats the Seer still owes a card, in order (pending `give_card`)."""
     first_complete: int | None = None
     termination: str | None = None
     cache: Legal | None = field(default=None, repr=False, compare=False)
@@ -117,10 +124,10 @@ _CHAR_FIELDS = ("killed", "robbed", "current_char")
 _CHAR_LIST_FIELDS = ("cast", "faceup", "facedown", "pool")
 _PLAIN = ("players", "crown", "round", "phase", "draft_index", "thief_seat", "bishop_seat",
           "calling", "current_seat", "gathered", "builds_left", "pending", "tax_token",
-          "first_complete", "termination", "build_paid")
-_ADDED = {"build_paid": 0}
+          "first_complete", "termination", "build_paid", "target")
+_ADDED: dict[str, Json] = {"build_paid": 0, "target": None, "owed": []}
 """Fields added after states were first stored, with the value an older state means."""
-_LISTS = ("gold", "deck", "used", "aside")
+_LISTS = ("gold", "deck", "used", "aside", "owed")
 _NESTED = ("hands", "cities", "beautified")
 
 
@@ -142,7 +149,7 @@ def clone(state: State) -> State:
         gathered=state.gathered, builds_left=state.builds_left, used=list(state.used),
         pending=state.pending, aside=list(state.aside), tax_token=state.tax_token,
         haunted_round=state.haunted_round,
-        build_paid=state.build_paid,
+        build_paid=state.build_paid, target=state.target, owed=list(state.owed),
         first_complete=state.first_complete, termination=state.termination,
         cache=state.cache,
     )
@@ -190,8 +197,8 @@ def from_json(data: Mapping[str, Json]) -> State:
     for name in _PLAIN:
         setattr(state, name, data[name] if name in data or name not in _ADDED
                 else _ADDED[name])
-    for name in ("used", "aside"):
-        setattr(state, name, list(data[name]))
+    for name in ("used", "aside", "owed"):
+        setattr(state, name, list(data.get(name, [])))
     for name in _CHAR_FIELDS:
         setattr(state, name, char(data[name]))
     for name in ("faceup", "facedown", "pool"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arena.core.game import Event
+from arena.core.game import Event, Json
 
 from . import cards as C
 from .actions import Action, ActionTable, ActionType, Kind, make
@@ -139,6 +139,7 @@ SWAP_HANDS, DESTROY = ActionTable(T.SWAP_HANDS, "seat"), ActionTable(
 K_TURN, K_KEEP = Kind.TURN.value, Kind.KEEP_CARD.value
 K_EXCHANGE, K_DEN = Kind.EXCHANGE_CARDS.value, Kind.THIEVES_DEN.value
 _KEEP, _EXCHANGE, _ARTIST = Pending.KEEP, Pending.EXCHANGE, Character.ARTIST
+_WIZARD = Character.WIZARD
 _KEEPING = frozenset((Pending.KEEP, Pending.STUDY))  # both choose one card of `aside`
 
 # the ability options depend only on the cast (and the killed character, or the seat), so
@@ -160,12 +161,20 @@ def legal(state: State) -> tuple[str, tuple[Action, ...]]:
         return K_KEEP, tuple(map(KEEP_CARD.__getitem__, dict.fromkeys(state.aside)))
     if pending == _EXCHANGE:
         return K_EXCHANGE, (DONE, *map(DISCARD_CARD.__getitem__, dict.fromkeys(hand)))
+    if pending in PENDING:
+        return PENDING[pending][0](state, seat)
     if pending == Pending.GRAVEYARD:
         return Kind.GRAVEYARD.value, (DONE, KEEP_CARD[state.aside[0]])
     due = build_cost(state, seat, C.THIEVES_DEN) - len(state.aside)
     done = [DONE] if state.gold[seat] >= due else []
     pays = [] if due <= 0 else [PAY_CARD[d] for d in dict.fromkeys(hand) if d != C.THIEVES_DEN]
     return K_DEN, (*done, *pays)
+
+
+PENDING: dict[str, tuple[Callable[[State, int], tuple[str, tuple[Action, ...]]],
+                         Callable[[State, int], dict[str, Json]]]] = {}
+"""Multi-step choices of the characters in `powers`: pending value -> (the decision kind and
+its options, the decision's extra context). Filled by `powers` at import."""
 
 
 def turn_actions(state: State, seat: int) -> list[Action]:
@@ -270,7 +279,7 @@ def can_place(state: State, seat: int, district: str) -> bool:
     city = state.cities[seat]
     if district in _LIMITED and (district == C.SECRET_VAULT or len(city) >= MONUMENT_LIMIT):
         return False
-    return district not in city or C.QUARRY in city
+    return district not in city or C.QUARRY in city or state.current_char is _WIZARD
 
 
 MONUMENT_LIMIT = 5
@@ -302,7 +311,7 @@ def _extra_builds(state: State, seat: int, character: Character,
 
 def _build_actions(state: State, seat: int, actions: list[Action]) -> None:
     hand, purse, city = state.hands[seat], state.gold[seat], state.cities[seat]
-    quarry = C.QUARRY in city
+    quarry = C.QUARRY in city or state.current_char is _WIZARD  # duplicates allowed
     costs = FACTORY_COST if C.FACTORY in city else EDITIONS[state.rules["edition"]].costs
     for d in dict.fromkeys(hand):
         if d in city and not quarry:

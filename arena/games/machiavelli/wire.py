@@ -13,7 +13,7 @@ from arena.core.game import Json, Termination
 from arena.core.wire_schema import BOOL, INT, NAT, SEAT, STR, array, closed, enum, nullable, tagged
 
 from .actions import _FIELDS, ALLOWED, RESOURCES, ActionType, Kind
-from .cards import CHARACTER_BY_WIRE, DISTRICTS
+from .cards import CHARACTER_BY_WIRE, DISTRICTS, DistrictType
 from .state import Pending
 
 CHARACTER = enum(CHARACTER_BY_WIRE, "a character id")
@@ -23,7 +23,8 @@ GOLD = array(closed({"seat": SEAT, "delta": INT}))
 """Every event that changes gold lists each seat's change."""
 
 _FIELD_SCHEMA: dict[str, Json] = {"character": CHARACTER, "district": DISTRICT, "seat": SEAT,
-                                  "resource": enum(RESOURCES)}
+                                  "resource": enum(RESOURCES),
+                                  "district_type": enum(t.value for t in DistrictType)}
 
 
 def _action_fields(action_type: ActionType) -> dict[str, Json]:
@@ -99,6 +100,22 @@ EVENTS: dict[str, tuple[dict[str, Json], str]] = {
     "poor_house": (_AMOUNT, "Poor House at the end of a turn"),
     "park": ({"seat": SEAT, "count": NAT}, "Park at the end of a turn"),
     "refund": ({**_SEAT_CHARACTER, "amount": NAT, "gold": GOLD}, "the Alchemist's refund"),
+    "hand_seen": ({"seat": SEAT, "target": SEAT, "cards": CARDS},
+                  "private: the hand the Spy looked at"),
+    "spied": ({"seat": SEAT, "target": SEAT, "district_type": enum(t.value for t in
+                                                                    DistrictType),
+               "matches": NAT, "drawn": NAT, "gold": GOLD}, "Spy"),
+    "hand_looked_at": ({"seat": SEAT, "target": SEAT}, "the Wizard looks at a hand"),
+    "card_taken": ({"seat": SEAT, "target": SEAT}, "the Wizard took a card"),
+    "card_lost": ({"seat": SEAT, "district": DISTRICT, "by": SEAT},
+                  "private: the card the Wizard or the Seer took from you"),
+    "card_gained": ({"seat": SEAT, "district": DISTRICT, "target": SEAT},
+                    "private: the card the Seer took from a seat"),
+    "cards_foreseen": ({"seat": SEAT, "targets": array(SEAT)},
+                       "the Seer took a card from each of these seats"),
+    "card_given": ({"seat": SEAT, "target": SEAT}, "the Seer gave a card"),
+    "card_received": ({"seat": SEAT, "district": DISTRICT, "by": SEAT},
+                      "private: the card the Seer gave you"),
     "turn_ended": (_SEAT_CHARACTER, "a character's turn ended"),
     "round_ended": ({"round": NAT}, "the round ended"),
     "game_ended": ({"termination": enum(t.value for t in Termination),
@@ -115,6 +132,9 @@ CONTEXTS: dict[Kind, dict[str, Json]] = {
     Kind.KEEP_CARD: {**_TURN_CONTEXT, "drawn": CARDS},
     Kind.EXCHANGE_CARDS: {**_TURN_CONTEXT, "set_aside": CARDS},
     Kind.THIEVES_DEN: {**_TURN_CONTEXT, "cards_paid": CARDS, "gold_due": NAT},
+    Kind.TAKE_CARD: {**_TURN_CONTEXT, "target": SEAT, "hand": CARDS},
+    Kind.WIZARD_BUILD: {**_TURN_CONTEXT, "taken": DISTRICT},
+    Kind.GIVE_CARD: {**_TURN_CONTEXT, "owed": array(SEAT)},
     Kind.GRAVEYARD: {"district": DISTRICT, "price": NAT},
 }
 """Every decision kind's `context` (PROTOCOL.md §9.3)."""

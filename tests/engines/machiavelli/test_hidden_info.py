@@ -124,6 +124,14 @@ def pick_swap(state: State, action: Action, actor: int, rng: random.Random) -> S
     observer = rng.choice([s for s in range(players) if s != owner])
     if action.type is T.SWAP_HANDS and observer in (actor, action.seat):
         return None  # the observer receives the swapped hand: it sees the card by right
+    if action.type is T.SPY and owner == action.seat:
+        return None  # the table sees how many cards of the named type the hand holds
+    if action.type is T.TAKE_CARD and owner == state.target:
+        return None  # the Wizard names a card of the hand he is looking at
+    if action.type is T.FORESEE and observer == actor:
+        return None  # the Seer sees the card he takes
+    if action.type is T.GIVE_CARD and observer == action.seat:
+        return None  # the Seer's card goes to the observer: it sees it by right
     return observer, owner, card, aside
 
 
@@ -150,6 +158,8 @@ def check_swaps(players: int, seed: int, rng: random.Random,
         other_events = GAME.apply(other, decision.seat, renamed)
         if sum(len(e.data["cards"]) for e in events if e.kind == "drew_cards") > spare:
             continue  # the step drew the deck down to the swapped card
+        if events and events[-1].kind == "game_ended":
+            continue  # the final scores reveal a Secret Vault held in a hand
         assert sent(other_events, other, observer) == sent(events, state, observer), (
             f"seat {observer} is sent something else when seat {owner}'s hidden {card} is "
             f"{replacement} instead ({decision.kind} {action.to_wire()})")

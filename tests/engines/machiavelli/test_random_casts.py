@@ -70,3 +70,30 @@ def test_random_casts_never_send_a_face_down_card() -> None:
     rng = random.Random(12)
     for players, seed in ((2, 1), (3, 2), (5, 3), (8, 4)):
         check_swaps(players, seed, rng, RANDOM_RULES)
+
+
+PRIVATE = {"drew_cards", "own_pick", "own_discard", "characters_offered", "own_kept",
+           "hand_received", "own_paid", "hand_seen", "card_lost", "card_gained",
+           "card_received"}
+"""Events that name hidden cards or characters: each goes to the one seat in its `seat`."""
+
+
+def test_secrets_of_the_new_characters_go_only_to_their_seat() -> None:
+    kinds: set[str] = set()
+    for index in range(60):
+        players = 2 + index % 7
+        state = GAME.new_game(players, RANDOM_RULES, derive_seed(5, index))
+        policy = random.Random(index)
+        while (decision := GAME.to_act(state)) is not None:
+            action = GAME.random_action(state, decision.seat, policy)
+            for event in GAME.apply(state, decision.seat, action):
+                if event.kind in PRIVATE:
+                    assert event.visible_to == frozenset({event.data["seat"]}), event
+                    kinds.add(event.kind)
+                else:
+                    assert event.visible_to is None, event
+            for seat in range(players):  # no observation holds another seat's hand
+                obs = GAME.observation(state, seat)
+                assert obs["hand"] == state.hands[seat]
+                assert "hand" not in (obs["turn"] or {})
+    assert {"hand_seen", "card_lost", "card_gained", "card_received"} <= kinds
