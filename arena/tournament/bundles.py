@@ -189,6 +189,7 @@ def unpack(digest: str, data: bytes) -> Path:
 
     Raises:
         ValueError: the bytes do not have the digest (corrupted on the way).
+        OSError: the cache cannot be written.
     """
     if hashlib.sha256(data).hexdigest() != digest:
         raise ValueError(f"bundle {digest[:12]} arrived damaged (its hash differs)")
@@ -200,11 +201,13 @@ def unpack(digest: str, data: bytes) -> Path:
     try:
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
             tar.extractall(staging, filter="data")
-        with contextlib.suppress(FileExistsError, OSError):
+        with contextlib.suppress(OSError):
             # another worker of this machine may have unpacked it first: theirs stays
             staging.rename(target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    if not target.is_dir():  # else the worker would ask for it again and again
+        raise OSError(f"could not unpack bundle {digest[:12]} into {target.parent}")
     return target
 
 

@@ -104,6 +104,16 @@ def test_a_damaged_bundle_is_refused_and_leaves_nothing(tmp_path: Path,
     assert unpacked(bundle.digest) is None
 
 
+def test_an_unwritable_cache_is_an_error_not_a_loop(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    monkeypatch.setenv(bundles.CACHE_ENV, str(tmp_path / "file" / "cache"))
+    bundle = pack(spec(bot_dir(tmp_path), tmp_path), default_cwd=tmp_path)
+    assert bundle is not None
+    with pytest.raises(OSError):
+        unpack(bundle.digest, bundle.data)
+
+
 def test_builtins_have_no_bundle_and_a_huge_bot_is_refused(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     assert pack(BotSpec("r", ("builtin:random",))) is None
