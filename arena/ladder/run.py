@@ -195,9 +195,9 @@ class LadderRun:
         salt = read_salt(self.directory)
         runner = self._runner(tournament)
         checker = _Check(self.directory)
+        runner.on_progress = checker.after_first_game(runner.on_progress)
         with open_executor(runner, store.store,
                            functools.partial(_stored, store)) as pool:
-            checker.start()  # beside the first games: it reads every page (a second or more)
             number = store.start_run(os.getpid())
             runner.progress.total = self.budget.games or 0
             self._rounds(runner, store, pool, versions, salt, started, checker)
@@ -286,13 +286,31 @@ class LadderRun:
 
 class _Check(threading.Thread):
     """The database's whole-file check, in a thread with its own connection (SQLite lets
-    go of the GIL), so that the first game does not wait for it; `result` raises what it
-    found, and the run stops after the round under way (stored games stay)."""
+    go of the GIL), started once the first game has: it reads every page (a second or more
+    at 100k games, CPU the starting workers need); `result` raises what it found, and the
+    run stops after the round under way (stored games stay)."""
 
     def __init__(self, directory: Path) -> None:
         super().__init__(name="ladder-check", daemon=True)
         self.directory = directory
         self.error: StoreError | None = None
+        self.begun = False
+
+    def after_first_game(self, then: Callable[[Progress], None]
+                         ) -> Callable[[Progress], None]:
+        """A progress callback that starts the check when a game first runs, then calls
+        `then`."""
+        def progress(state: Progress) -> None:
+            if state.running and not self.begun:
+                self.begin()
+            then(state)
+        return progress
+
+    def begin(self) -> None:
+        """Start the check (once)."""
+        if not self.begun:
+            self.begun = True
+            self.start()
 
     def run(self) -> None:
         try:
@@ -306,6 +324,7 @@ class _Check(threading.Thread):
         Raises:
             StoreError: the database is damaged.
         """
+        self.begin()
         self.join()
         if self.error is not None:
             raise self.error
