@@ -19,6 +19,7 @@ import itertools
 import logging
 import multiprocessing as mp
 import os
+import resource
 import signal
 import sqlite3
 import time
@@ -27,6 +28,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
+from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType, TracebackType
@@ -100,12 +102,41 @@ class _Worker:
     """The bots whose process is alive in this worker, as of its last game."""
 
 
+def worker_context() -> ForkServerContext:
+    """The multiprocessing context workers start in: forked from a server process that has
+    already imported what a worker runs.
+
+    Why not `spawn`: each spawned worker imports the runner, the engines, the store and
+    ZeroMQ afresh (~0.5 s of CPU), a cost that grows with the worker count and made CPU per
+    game grow with it (bench/tournament.py measures both). The fork server imports them
+    once, then forks each worker from that single-threaded process, so the workers start
+    as cleanly as spawned ones (no thread or lock of the parent's is inherited).
+    """
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(list(_PRELOAD))
+    return ctx
+
+
+_PRELOAD = ("arena.tournament.runner", "arena.referee", "arena.games")
+"""What a worker imports: the runner (its jobs and referee factory are unpickled from
+there, and it imports this module), the referee and the engines."""
+
+
+def startup_cpu(conn: Connection, *_imports: object) -> None:
+    """Send the CPU seconds this process spent before it could run (bench/tournament.py
+    starts it as a worker would be started, to compare start methods; `_imports` are
+    values whose unpickling imports what a worker's arguments import)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # a forked child's starts at zero
+    conn.send(usage.ru_utime + usage.ru_stime)
+    conn.close()
+
+
 class Pool:
     """Worker processes, each handed one job at a time; stopped cleanly on exit or interrupt."""
 
     def __init__(self, runner: Runner, stored: Callable[[GameKey], GameRecord | None]) -> None:
         self.runner, self.stored = runner, stored
-        self.ctx = mp.get_context("spawn")
+        self.ctx = worker_context()
         self.workers: dict[int, _Worker] = {}
         self.queue: deque[Job] = deque()
         self.ready: deque[Event] = deque()
@@ -122,7 +153,8 @@ class Pool:
         process = self.ctx.Process(
             target=worker_main, name=f"arena-worker-{index}", daemon=True,
             args=(index, config.bots, config.time, config.faults, config.game,
-                  dict(config.rules), runner.out, config.fingerprint, runner.referee, theirs))
+                  dict(config.rules), runner.out, config.fingerprint, runner.referee, theirs,
+                  dict(os.environ)))
         process.start()
         theirs.close()  # else the parent would never read the end of the worker's pipe
         self.workers[index] = _Worker(process, mine)
@@ -280,15 +312,22 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
 
 def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
                 faults: FaultPolicy, game: str, rules: dict[str, Json], out: Path,
-                fingerprint: str, referee: RefereeFactory, conn: Connection) -> None:
+                fingerprint: str, referee: RefereeFactory, conn: Connection,
+                environ: dict[str, str] | None = None) -> None:
     """Play the jobs the parent sends on `conn` until it sends None; commit each game and
     report it. Any error is reported in one line before the worker exits.
+
+    `environ` is the parent's environment now: a worker forked from the fork server would
+    otherwise inherit the server's, as it was when the server started.
 
     Ctrl-C is left to the parent (which stops the workers); SIGTERM exits through the
     referee's context manager, so no bot process is left behind.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    if environ is not None:
+        os.environ.clear()
+        os.environ.update(environ)
     key: GameKey | None = None
     try:
         store = Store.open(out, fingerprint, check=False)  # the parent checked it

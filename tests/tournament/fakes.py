@@ -164,3 +164,14 @@ class BigReplayReferee(FakeReferee):
 
 def any_json(value: Any) -> Any:
     return json.loads(json.dumps(value))
+
+
+class EnvironReferee(FakeReferee):
+    """Writes its worker's ARENA_TEST_MARK environment variable into each replay file."""
+
+    def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
+             replay: Path | None = None) -> GameRecord:
+        record = super().play(game, rules, seed, seating, replay)
+        if replay is not None:
+            replay.write_text(os.environ.get("ARENA_TEST_MARK", "") + "\n")
+        return record

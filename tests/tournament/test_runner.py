@@ -30,6 +30,7 @@ from tests.tournament.fakes import (
     AlwaysDiesReferee,
     BigReplayReferee,
     DiesOnceReferee,
+    EnvironReferee,
     FakeReferee,
     FullDatabaseReferee,
     FullDiskReferee,
@@ -79,6 +80,20 @@ def test_round_robin_runs_every_game_once(tmp_path: Path) -> None:
     assert results["standings"] == rows and len(results["games"]) == 20
     assert (tmp_path / "standings.csv").read_text().splitlines()[0].startswith("rank,bot,")
     assert len(list((tmp_path / "replays").glob("*.jsonl"))) == 20
+
+
+def test_workers_see_the_environment_of_their_run(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # workers fork from a server process started once: each run must still hand its
+    # workers (and so their bots) the environment as it is when the run starts
+    cfg = config(extra="games_per_pairing: 1\n")
+    for mark in ("first", "second"):
+        monkeypatch.setenv("ARENA_TEST_MARK", mark)
+        out = tmp_path / mark
+        pin_salt(out)
+        Runner(cfg, out, concurrency=2, referee=EnvironReferee).run()
+        seen = {p.read_text() for p in (out / "replays").glob("*.jsonl")}
+        assert seen == {mark + "\n"}
 
 
 def test_results_do_not_depend_on_concurrency(tmp_path: Path) -> None:
