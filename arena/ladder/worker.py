@@ -38,12 +38,26 @@ class WorkerReferee:
                  faults: FaultPolicy, workdir: Path) -> RefereeLike:
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        if os.getppid() != self.run_pid:  # the run died before the request took effect
+        if not _child_of(self.run_pid):  # the run died before the request took effect
             raise SystemExit(0)
         held = open(self.directory / WORKERS_LOCK, "a")  # noqa: SIM115 - for the worker's life
         fcntl.flock(held, fcntl.LOCK_SH)
         _HELD.append(held)
         return self.make(bots, time_control, faults, workdir)
+
+
+def _child_of(run_pid: int) -> bool:
+    """Whether this worker still belongs to the run: a child of the run's fork server
+    (`arena.tournament.workers.worker_context`), which exits when the run does, so that
+    the SIGTERM asked for above still comes; or, started otherwise, of the run itself."""
+    parent = os.getppid()
+    if parent == run_pid:
+        return True
+    try:  # /proc/PID/stat: "pid (name) state ppid ..."; a name may hold spaces or ")"
+        fields = Path(f"/proc/{parent}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return False
+    return fields[1:2] == [str(run_pid)]
 
 
 _HELD: list[IO[str]] = []
