@@ -52,7 +52,8 @@ def classic_options() -> tuple[OptionSpec, ...]:
                    "the Dutch 2000 deck (65) has none"),
         OptionSpec("dark_city", False,
                    f"classic only: offer the Dark City characters whose classic text is "
-                   f"verified: {verified} (rank 9; 8 players need one). Left out (classic "
+                   f"verified, in place of a base character of the same rank: {verified} "
+                   f"(the artist is rank 9: 8 players need it). Left out (classic "
                    f"text not verified, or not implemented): "
                    f"{', '.join(DARK_CITY_UNVERIFIED)}, and every Dark City district "
                    f"({', '.join(DARK_CITY_DISTRICTS_UNVERIFIED)})"),
@@ -92,7 +93,7 @@ def _characters(value: Json, players: int, dark: bool, problems: list[str]) -> J
     if value is None:
         cast = list(CLASSIC_CAST)
         if players == 8 and dark:
-            cast.append(DARK_CITY_VERIFIED[0])
+            cast.append(Character.ARTIST)
         return [c.wire for c in cast]
     valid = ", ".join(c.wire for c in allowed)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -36,6 +36,9 @@ class Edition:
     """A Haunted City built in the last round counts only as unique for the five types."""
     library_observatory_keep: int = 3
     """Cards kept when gathering with both the Library and the Observatory (3 drawn)."""
+    navigator_after_action: bool = False
+    """The Navigator's 4 gold or 4 cards come after his action and are compulsory (classic,
+    Faidutti FAQ) rather than optional at any time."""
     three_player_random_discard: bool = True
     """3 players: the revised draft discards one card at random after the first three picks;
     the classic draft passes the seven cards round twice instead."""
@@ -48,7 +51,7 @@ REVISED = Edition("revised")
 CLASSIC = Edition(
     "classic", costs=CLASSIC_COST, max_players=7, laboratory_gold=1,
     architect_after_gather=True, destroy_at_end=True, great_wall_covers_itself=False,
-    haunted_not_last_round=True, library_observatory_keep=2,
+    haunted_not_last_round=True, library_observatory_keep=2, navigator_after_action=True,
     three_player_random_discard=False, tiebreak=CLASSIC_TIEBREAK,
 )
 EDITIONS: dict[str, Edition] = {e.name: e for e in (REVISED, CLASSIC)}
@@ -60,12 +63,14 @@ def edition_of(rules: Mapping[str, object]) -> Edition:
 
 
 CLASSIC_CAST: tuple[Character, ...] = BASE_CAST
-DARK_CITY_VERIFIED: tuple[Character, ...] = (Character.ARTIST,)
-"""Dark City characters offered with `dark_city: true`: only those whose classic text is
-verified and implemented (REFERENCE §1.10: the Artist's classic card equals the revised one)."""
+DARK_CITY_VERIFIED: tuple[Character, ...] = (
+    Character.ALCHEMIST, Character.NAVIGATOR, Character.ARTIST)
+"""Dark City characters offered with `dark_city: true`: those whose classic text equals the
+revised one (REFERENCE §1.10: Alchemist, Navigator, Artist "same") with the classic timing
+verified (§1.4.2: the Alchemist refunds at the end of the turn; the Navigator's bonus comes
+after his action and is compulsory)."""
 DARK_CITY_UNVERIFIED: tuple[str, ...] = (
-    "witch", "tax_collector", "wizard", "emperor", "abbot", "alchemist", "navigator",
-    "diplomat", "queen")
+    "witch", "tax_collector", "wizard", "emperor", "abbot", "diplomat", "queen")
 """Dark City characters left out: REFERENCE §1.10 has their classic texts from secondary
 sources only (the Witch's is verified but not implemented with it yet)."""
 DARK_CITY_DISTRICTS_UNVERIFIED: tuple[str, ...] = (

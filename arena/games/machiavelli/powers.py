@@ -12,6 +12,7 @@ from arena.core.game import Event, Json
 from . import cards as C
 from .actions import Action, ActionTable, ActionType, Kind, make
 from .cards import COST, TYPE, Character, DistrictType
+from .editions import EDITIONS
 from .events import gold, private, public
 from .state import Pending, State
 from .turn import ABILITIES, BUILD, DONE, PENDING, build_cost, can_place, draw, size
@@ -37,6 +38,8 @@ def current_cost(state: State, seat: int, district: str) -> int:
 
 
 def _navigate(state: State, seat: int) -> tuple[Action, ...]:
+    if not state.gathered and EDITIONS[state.rules["edition"]].navigator_after_action:
+        return ()  # classic: after his action
     return (NAVIGATE_GOLD, NAVIGATE_CARDS)
 
 

@@ -140,6 +140,7 @@ K_TURN, K_KEEP = Kind.TURN.value, Kind.KEEP_CARD.value
 K_EXCHANGE, K_DEN = Kind.EXCHANGE_CARDS.value, Kind.THIEVES_DEN.value
 _KEEP, _EXCHANGE, _ARTIST = Pending.KEEP, Pending.EXCHANGE, Character.ARTIST
 _WIZARD = Character.WIZARD
+_NAVIGATOR = Character.NAVIGATOR
 _KEEPING = frozenset((Pending.KEEP, Pending.STUDY))  # both choose one card of `aside`
 
 # the ability options depend only on the cast (and the killed character, or the seat), so
@@ -203,6 +204,9 @@ def turn_actions(state: State, seat: int) -> list[Action]:
         actions.extend(map(LABORATORY.__getitem__, dict.fromkeys(state.hands[seat])))
     if C.SMITHY in city and purse >= 2 and "smithy" not in used:
         actions.append(SMITHY)
+    if character is _NAVIGATOR and gathered and "ability" not in used and EDITIONS[
+            state.rules["edition"]].navigator_after_action:
+        actions.remove(END_TURN)  # the classic Navigator must take his 4 gold or 4 cards
     return actions
 
 
@@ -354,6 +358,11 @@ def why_illegal(state: State, seat: int, action: Action) -> str:
         return f"{d} costs {cost} gold, you have {purse}"
     if action.type is T.END_TURN and not state.gathered:
         return "you must gather (gold or cards) before ending the turn"
+    if state.current_char is _NAVIGATOR and edition_of(state.rules).navigator_after_action:
+        if action.type is T.END_TURN:
+            return "the classic navigator must take his 4 gold or 4 cards before ending"
+        if action.type is T.NAVIGATE and not state.gathered:
+            return "the classic navigator takes his 4 gold or 4 cards after gathering"
     if action.type in (T.GATHER_GOLD, T.GATHER_CARDS) and state.gathered:
         return "you have already gathered this turn"
     if action.type is T.ROB and action.character is not None:

@@ -36,8 +36,14 @@ def random_rules(rng: random.Random) -> tuple[int, dict[str, Json]]:
     rules: dict[str, Json] = {"edition": "classic", "great_wall": rng.random() < 0.5}
     if players == 8 or rng.random() < 0.3:
         rules["dark_city"] = True
-        if 4 <= players <= 7 and rng.random() < 0.5:
-            rules["characters"] = [*BASE, "artist"]
+        cast = list(BASE)
+        if rng.random() < 0.5:
+            cast[5] = "alchemist"
+        if rng.random() < 0.5:
+            cast[6] = "navigator"
+        if players == 8 or (4 <= players <= 7 and rng.random() < 0.5):
+            cast.append("artist")
+        rules["characters"] = cast
     if rng.random() < 0.5:
         pool = [d for d in COPIES for _ in range(COPIES[d])]
         rules["districts"] = rng.sample(pool, rng.randint(0, len(pool)))
@@ -68,6 +74,14 @@ def test_eight_players_with_the_dark_city_artist() -> None:
     assert Character.ARTIST in state.cast
 
 
+@pytest.mark.parametrize("players", (2, 5))
+def test_dark_city_alchemist_and_navigator_play(players: int) -> None:
+    cast = [*BASE[:5], "alchemist", "navigator", "warlord"]
+    for seed in (1, 2):
+        state = play_checked(players, seed, {**CLASSIC, "dark_city": True, "characters": cast})
+        assert {Character.ALCHEMIST, Character.NAVIGATOR} <= set(state.cast)
+
+
 def test_resolution_is_concrete_and_stable() -> None:
     resolved = GAME.resolve_rules(4, CLASSIC)
     assert resolved["city_size"] == 8
@@ -91,6 +105,10 @@ def test_resolution_is_concrete_and_stable() -> None:
         (5, {"characters": [*BASE[:7], "queen"], "dark_city": True},
          ["'queen' is not a classic character", "no character of rank 8"]),
         (3, {"characters": [*BASE, "artist"], "dark_city": True}, ["ranks 1-8 only"]),
+        (4, {"characters": [*BASE[:6], "navigator", "warlord"]},
+         ["'navigator' is not a classic character"]),
+        (4, {"characters": [*BASE[:6], "scholar", "warlord"], "dark_city": True},
+         ["'scholar' is not a classic character"]),
         (8, {"characters": BASE, "dark_city": True}, ["8 players need a rank-9"]),
         (4, {"district_preset": "other"}, ["not one of first-game"]),
         (4, {"districts": ["keep", "keep", "keep", "factory", "thieves_den"]},
