@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.core.errors import ConfigError
 from arena.core.game import Decision, Json
 from arena.core.rng import derive_seed
 from arena.games import REGISTRY
 from arena.protocol.schema import load_game_schema
-from tests.engines.test_contract import option_sets
+from tests.engines.test_contract import option_sets, playable
 
 DOC = Path(__file__).resolve().parents[2] / "protocol" / "PROTOCOL.md"
 GAMES = ("machiavelli", "machiavelli-rummy")
@@ -74,15 +73,8 @@ class Examples:
 def settings(game: str) -> list[tuple[dict[str, Json], int]]:
     """(rules, players) for every declared option choice at every table it allows."""
     engine = REGISTRY.get(game)
-    found = []
-    for rules in option_sets(engine.info):
-        for players in range(engine.info.min_players, engine.info.max_players + 1):
-            try:
-                engine.resolve_rules(players, rules)
-            except ConfigError:
-                continue
-            found.append((rules, players))
-    return found
+    return [(rules, players) for rules in option_sets(engine.info)
+            for players in playable(engine, rules)]
 
 
 def collect(game: str) -> Examples:
