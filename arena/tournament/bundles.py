@@ -78,11 +78,28 @@ def roots_of(spec: BotSpec, default_cwd: Path | None = None) -> tuple[str, ...]:
     if spec.cwd and default_cwd is not None and \
             Path(spec.cwd).resolve() == default_cwd.resolve():
         dirs = dirs[1:]  # own_dirs lists the cwd first
+    program = _program_dir(spec)
+    if program is not None:
+        dirs.append(program)
     kept: list[str] = []
     for d in sorted(set(dirs), key=len):
         if not any(_inside(d, k) for k in kept):
             kept.append(d)
     return tuple(kept)
+
+
+def _program_dir(spec: BotSpec) -> str | None:
+    """The directory of a program named by a path (`./bots/c/bot`), which `own_dirs` counts
+    as the bot's runtime rather than its own; None for a command found on the PATH."""
+    head = spec.cmd[0].removeprefix("stdio:") if spec.cmd else ""
+    if "/" not in head:
+        return None
+    path = Path(spec.cwd or os.getcwd(), head)
+    if not path.is_file():
+        return None
+    real = path.resolve().parent
+    runtime = (sys.prefix, sys.base_prefix, "/usr", "/bin", "/sbin", "/lib", "/opt", "/etc")
+    return None if any(_inside(str(real), r) for r in runtime) else str(real)
 
 
 def pack(spec: BotSpec, skip: Sequence[Path] = (),

@@ -94,6 +94,22 @@ def test_links_travel_as_what_they_point_to(tmp_path: Path,
     assert not (copy / "gone").exists() and not (copy / "lib" / "up").exists()
 
 
+def test_a_compiled_bot_named_by_its_path_travels(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(bundles.CACHE_ENV, str(tmp_path / "cache"))
+    binary = tmp_path / "bots" / "c" / "bin" / "bot"
+    binary.parent.mkdir(parents=True)
+    binary.write_bytes(b"\x7fELF not really")
+    binary.chmod(0o755)
+    bot = BotSpec("c", ("bots/c/bin/bot", "--fast"), cwd=str(tmp_path))
+    bundle = pack(bot, default_cwd=tmp_path)
+    assert bundle is not None
+    copy = unpack(bundle.digest, bundle.data)
+    placed = place(bot, bundle.placed, copy)
+    assert placed.cmd == (str(copy / "0" / "bot"), "--fast")
+    assert os.access(placed.cmd[0], os.X_OK)
+
+
 def test_a_damaged_bundle_is_refused_and_leaves_nothing(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(bundles.CACHE_ENV, str(tmp_path / "cache"))
