@@ -6,7 +6,9 @@ a tournament stores them, plus the ladder's versions, runs, ratings and snapshot
 `replays/` and `logs/`. `arena ladder run` plays more games with the tournament layer's
 workers, referee and sandbox; see docs/ladder.md.
 
-Modules: `config` (ladder.yaml), `versions` (content hashes), `store` (the database and
-the read API other commands use), `rating` (online beliefs and the batch fit),
-`matchmaking` (which tables to play), `run` (a cron-safe run).
+Modules: `config` (ladder.yaml), `versions` (content hashes), `members` (init, add,
+retire), `store` (the database), `read` (the read API: versions, standings, history, for
+the CLI and `arena report`), `columns` (the stored seats as arrays), `rating` (online
+beliefs and the batch fit), `matchmaking` (which tables to play), `run` (a cron-safe
+run), `worker` (what a run's worker process does before its referee).
 """
