@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import random
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -243,3 +245,22 @@ def test_arena_games_names_the_classic_edition_and_the_unverified_dark_city() ->
     assert "left out: characters (classic text not verified, or not implemented)" in text
     for name in ("witch", "navigator", "bell_tower", "ball_room"):
         assert name in text
+
+
+SAMPLES = Path(__file__).resolve().parents[3] / "sample_bots" / "python"
+DARK_CAST = [*BASE[:5], "alchemist", "navigator", "warlord", "artist"]
+
+
+@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py"])
+@pytest.mark.parametrize(("players", "rules"), [
+    (3, ["-r", "great_wall=true"]),
+    (7, ["-r", "dark_city=true", "-r", f"characters={json.dumps(DARK_CAST)}"]),
+])
+def test_python_sample_bots_pass_check_bot_in_classic_games(bot: str, players: int,
+                                                            rules: list[str]) -> None:
+    args = ["check-bot", "machiavelli", "--games", "2", "--players", str(players), "--seed", "5",
+            "-r", "edition=classic", *rules, "--move-ms", "20000", "--startup-ms", "60000",
+            "--", sys.executable, str(SAMPLES / bot)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "all checks passed" in result.output, result.output
