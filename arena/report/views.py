@@ -55,7 +55,7 @@ def moments(replay: Replay, game: Game[Any, Any]) -> list[Moment]:
     players = int(header["players"])
     start = game.new_game(players, header["rules"], int(header["seed"]))
     out = [Moment(None, tuple(game.observation(start, s) for s in range(players)))]
-    for item in resimulate(replay, game):
+    for item in resimulate(replay, game, copies=False):
         if item.decision is None:
             break
         out.append(Moment(item.step, tuple(game.observation(item.after, s)
@@ -66,9 +66,13 @@ def moments(replay: Replay, game: Game[Any, Any]) -> list[Moment]:
 def public_keys(frames: Sequence[Moment]) -> list[str]:
     """Return the observation keys whose value is the same for every seat in every frame."""
     keys = list(frames[0].observations[0]) if frames else []
-    return [k for k in keys
-            if all(o.get(k) == m.observations[0].get(k) for m in frames
-                   for o in m.observations[1:])]
+    # one pass per frame over the keys still public, not one generator per key
+    public = set(keys)
+    for moment in frames:
+        first, *others = moment.observations
+        for other in others:
+            public = {k for k in public if other.get(k) == first.get(k)}
+    return [k for k in keys if k in public]
 
 
 def build_views(replay: Replay, game: Game[Any, Any]) -> dict[str, dict[str, Json]]:
