@@ -91,10 +91,23 @@ def _become_subreaper() -> bool:
         return False
 
 
-def _reap_all() -> None:
-    with contextlib.suppress(ChildProcessError):
-        while True:
-            os.waitpid(-1, 0)
+def _children() -> set[int]:
+    """The pids whose parent is this process (zombies and adopted orphans included)."""
+    mine, found = str(os.getpid()), set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                if stat.rsplit(")", 1)[1].split()[1] == mine:
+                    found.add(int(entry))
+    return found
+
+
+def _reap(pids: set[int]) -> None:
+    """Wait for the run's adopted processes (its fork server exits once the run has)."""
+    for pid in pids:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
 
 
 def scaling_run(workers: int, games_per_pairing: int) -> tuple[float, float, int]:
@@ -107,12 +120,12 @@ def scaling_run(workers: int, games_per_pairing: int) -> tuple[float, float, int
     with tempfile.TemporaryDirectory() as out:
         path = Path(out) / "scaling.yaml"
         path.write_text(SCALING_YAML.format(games=games_per_pairing) + bots)
-        cpu, start = _children_cpu(), time.perf_counter()
+        cpu, start, before = _children_cpu(), time.perf_counter(), _children()
         subprocess.run([sys.executable, "-m", "arena", "run", str(path), "-j", str(workers),
                         "-o", str(Path(out) / "run"), "--no-report"], check=True,
                        stdout=subprocess.DEVNULL)
         seconds = time.perf_counter() - start
-        _reap_all()
+        _reap(_children() - before)
         cpu = _children_cpu() - cpu
     return games / seconds, cpu / games, games
 
