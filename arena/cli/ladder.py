@@ -62,7 +62,7 @@ def init(directory: Path, game: str | None, players: int | None, rule_pairs: tup
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read {config_file}: {exc}") from None
     path = members.init(directory, game=game, players=players, rules=parse_rules(rule_pairs),
-                        config_text=text)
+                        config_text=text, source=str(config_file) if config_file else None)
     console.print(f"Ladder created in {directory}/ (settings: {path}). Add bots with: "
                   f"arena ladder add {directory} NAME --cmd CMD")
 

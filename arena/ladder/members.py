@@ -48,9 +48,11 @@ class AddResult:
 
 
 def init(directory: Path, *, game: str | None = None, players: int | None = None,
-         rules: Mapping[str, Json] | None = None, config_text: str | None = None) -> Path:
-    """Create a ladder in `directory` from a game (or a ladder.yaml's text); return the
-    path of its ladder.yaml. Nothing is written when anything is wrong.
+         rules: Mapping[str, Json] | None = None, config_text: str | None = None,
+         source: str | None = None) -> Path:
+    """Create a ladder in `directory` from a game (or a ladder.yaml's text, read from
+    `source`, the name its problems carry); return the path of its ladder.yaml. Nothing
+    is written when anything is wrong.
 
     Raises:
         ConfigError: the settings are not valid (every problem), or `directory` is a file.
@@ -63,7 +65,7 @@ def init(directory: Path, *, game: str | None = None, players: int | None = None
     name = directory.resolve().name or "ladder"
     text = config_text if config_text is not None else init_text(
         name, game or "", players, rules or {})
-    config = parse_ladder(text, str(directory / CONFIG_NAME), directory.resolve())
+    config = parse_ladder(text, source or str(directory / CONFIG_NAME), directory.resolve())
     directory.mkdir(parents=True, exist_ok=True)
     store = LadderStore.create(directory, config.base.name)
     store.close()

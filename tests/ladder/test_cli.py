@@ -112,3 +112,20 @@ def test_a_worker_started_from_the_console_script_imports_no_command_line() -> N
     script = Path(sys.executable).parent / "arena"
     version = subprocess.run([str(script), "--version"], capture_output=True, text=True)
     assert version.returncode == 0 and "arena, version" in version.stdout
+
+
+def test_init_from_the_example_file_and_its_usage_errors(runner: CliRunner,
+                                                         tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[2] / "tournaments" / "ladder.example.yaml"
+    directory = tmp_path / "club"
+    result = runner.invoke(main, ["ladder", "init", str(directory), "--config", str(example)])
+    assert result.exit_code == 0, result.output
+    assert (directory / "ladder.yaml").read_text() == example.read_text()
+    both = runner.invoke(main, ["ladder", "init", str(tmp_path / "x"), "--config", str(example),
+                                "--game", "machiavelli"])
+    assert both.exit_code == 2 and not (tmp_path / "x").exists()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: machiavelli\nbatch: many\n")
+    wrong = runner.invoke(main, ["ladder", "init", str(tmp_path / "y"), "--config", str(bad)])
+    assert wrong.exit_code == 1 and "bad.yaml:2: 'batch'" in wrong.output
+    assert not (tmp_path / "y").exists()
