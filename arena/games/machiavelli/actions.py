@@ -1,7 +1,7 @@
 """Machiavelli actions: one frozen value type, its wire form, and parsing from the wire.
 
 Every action is `{"type": ...}` plus at most the fields `character`, `district`, `seat`,
-`resource` and `district_type`.
+`resource`, `district_type` and `give`.
 Imports only the standard library and `arena.core`.
 """
 
@@ -63,6 +63,10 @@ class ActionType(StrEnum):
     TAKE_CARD = "take_card"
     FORESEE = "foresee"
     GIVE_CARD = "give_card"
+    ARMORY = "armory"
+    FRAMEWORK = "framework"
+    NECROPOLIS = "necropolis"
+    TRADE_DISTRICTS = "trade_districts"
     DONE = "done"
     END_TURN = "end_turn"
 
@@ -77,7 +81,9 @@ _FIELDS: dict[ActionType, tuple[str, ...]] = {
     T.SWAP_HANDS: ("seat",), T.DESTROY: ("seat", "district"),
     T.NAVIGATE: ("resource",), T.SEIZE: ("seat", "district"),
     T.SPY: ("seat", "district_type"), T.LOOK: ("seat",), T.TAKE_CARD: ("district",),
-    T.GIVE_CARD: ("seat", "district"),
+    T.GIVE_CARD: ("seat", "district"), T.ARMORY: ("seat", "district"),
+    T.FRAMEWORK: ("district",), T.NECROPOLIS: ("district",),
+    T.TRADE_DISTRICTS: ("seat", "district", "give"),
 }
 RESOURCES = ("gold", "cards")
 """Values of the `resource` field (the Navigator's choice)."""
@@ -93,7 +99,7 @@ ALLOWED: dict[Kind, frozenset[ActionType]] = {
         T.GATHER_GOLD, T.GATHER_CARDS, T.BUILD, T.PAY_WITH_CARDS, T.COLLECT_INCOME, T.KILL,
         T.ROB, T.SWAP_HANDS, T.EXCHANGE_CARDS, T.DESTROY, T.BEAUTIFY, T.TAKE_TAX,
         T.LABORATORY, T.SMITHY, T.NAVIGATE, T.STUDY, T.SEIZE, T.SPY, T.LOOK, T.FORESEE,
-        T.END_TURN,
+        T.ARMORY, T.FRAMEWORK, T.NECROPOLIS, T.TRADE_DISTRICTS, T.END_TURN,
     }),
     Kind.TAKE_CARD: frozenset({T.TAKE_CARD}),
     Kind.WIZARD_BUILD: frozenset({T.DONE, T.BUILD}),
@@ -111,6 +117,7 @@ class Action:
     seat: int | None = None
     resource: str | None = None
     district_type: str | None = None
+    give: str | None = None
 
     def to_wire(self) -> dict[str, Json]:
         """Return the canonical wire form (a JSON object with a `type`)."""
@@ -125,23 +132,26 @@ class Action:
             wire["resource"] = self.resource
         if self.district_type is not None:
             wire["district_type"] = self.district_type
+        if self.give is not None:
+            wire["give"] = self.give
         return wire
 
 
 _INTERNED: dict[tuple[ActionType, Character | None, str | None, int | None, str | None,
-                      str | None], Action] = {}
+                      str | None, str | None], Action] = {}
 _WIRES: dict[int, dict[str, Json]] = {}
 
 
 def make(action_type: ActionType, character: Character | None = None,
          district: str | None = None, seat: int | None = None,
-         resource: str | None = None, district_type: str | None = None) -> Action:
+         resource: str | None = None, district_type: str | None = None,
+         give: str | None = None) -> Action:
     """Return the one shared `Action` with these fields (cheap on the hot path)."""
-    key = (action_type, character, district, seat, resource, district_type)
+    key = (action_type, character, district, seat, resource, district_type, give)
     action = _INTERNED.get(key)
     if action is None:
         action = _INTERNED[key] = Action(action_type, character, district, seat, resource,
-                                         district_type)
+                                         district_type, give)
         _WIRES[id(action)] = action.to_wire()
     return action
 
@@ -216,6 +226,7 @@ def parse(kind: str, payload: Json) -> Action:
         _seat(payload, action_type) if "seat" in fields else None,
         _resource(payload, action_type) if "resource" in fields else None,
         _district_type(payload, action_type) if "district_type" in fields else None,
+        _district(payload, action_type, "give") if "give" in fields else None,
     )
 
 
@@ -245,8 +256,9 @@ def _character(payload: dict[str, Json], action_type: ActionType) -> Character:
     return CHARACTER_BY_WIRE[value]
 
 
-def _district(payload: dict[str, Json], action_type: ActionType) -> str:
-    value = payload["district"]
+def _district(payload: dict[str, Json], action_type: ActionType,
+              field: str = "district") -> str:
+    value = payload[field]
     if not isinstance(value, str) or value not in DISTRICTS:
         raise MalformedAction(f"{action_type.value}: unknown district {wire_text(value)} "
                               '(districts are ids such as "manor", "thieves_den")')

@@ -67,7 +67,7 @@ the Queen is banned below 5 players, and one default for every count keeps thing
 
 IMPLEMENTED: frozenset[Character] = frozenset((
     *BASE_CAST, _C.QUEEN, _C.ARTIST, _C.TAX_COLLECTOR, _C.PATRICIAN, _C.ALCHEMIST, _C.TRADER,
-    _C.NAVIGATOR, _C.SCHOLAR, _C.MARSHAL, _C.SPY, _C.WIZARD, _C.SEER))
+    _C.NAVIGATOR, _C.SCHOLAR, _C.MARSHAL, _C.SPY, _C.WIZARD, _C.SEER, _C.DIPLOMAT))
 """The characters the engine plays; options naming another are refused (issue 12 adds them
 in batches)."""
 
@@ -109,6 +109,7 @@ INCOME_TYPE: dict[Character, DistrictType] = {
     Character.PATRICIAN: DistrictType.NOBLE,
     Character.TRADER: DistrictType.TRADE,
     Character.MARSHAL: DistrictType.MILITARY,
+    Character.DIPLOMAT: DistrictType.MILITARY,
 }
 """Characters that take 1 gold (or card) per district of a type (`collect_income`)."""
 INCOME_CARDS = frozenset((Character.PATRICIAN,))
@@ -182,7 +183,8 @@ FIRST_GAME: tuple[str, ...] = (
     "wishing_well")
 IMPLEMENTED_DISTRICTS: frozenset[str] = frozenset((
     *FIRST_GAME, "basilica", "capitol", "gold_mine", "great_wall", "ivory_tower", "monument",
-    "observatory", "park", "poor_house", "secret_vault", "stables"))
+    "observatory", "park", "poor_house", "secret_vault", "stables", "armory", "framework",
+    "necropolis"))
 """The unique districts the engine plays; options naming another are refused (issue 12 adds
 them in batches)."""
 

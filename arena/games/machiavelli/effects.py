@@ -17,7 +17,15 @@ from .cards import INCOME_CARDS, NAMES, Character
 from .editions import EDITIONS, edition_of
 from .events import gold, private, public
 from .state import Pending, Phase, State
-from .turn import architect_cards, build_cost, destroy_price, draw, free_of_limit, income
+from .turn import (
+    architect_cards,
+    build_cost,
+    destroy_price,
+    draw,
+    free_of_limit,
+    income,
+    size,
+)
 
 T = ActionType
 # module-level copies of class constants (a global lookup is cached; a class attribute is not)
@@ -95,8 +103,12 @@ def _build(state: State, seat: int, action: Action, events: list[Event]) -> None
 
 
 def _place(state: State, seat: int, district: str, paid: int, cards: list[str],
-           events: list[Event]) -> None:
+           events: list[Event], before: int | None = None) -> None:
+    """Build `district` in `seat`'s city for `paid` gold (and `cards`); `before` is the city's
+    size before a build that also took a district away (Framework, Necropolis)."""
     purse, city = state.gold, state.cities[seat]
+    if before is None:
+        before = size(city)
     purse[seat] -= paid
     state.build_paid += paid
     city.append(district)
@@ -114,7 +126,27 @@ def _place(state: State, seat: int, district: str, paid: int, cards: list[str],
         purse[seat] -= 1
         state.tax_token += 1
         events.append(public("tax_paid", seat=seat, amount=1, gold=gold((seat, -1))))
-    powers.grew(state, seat, district, events)
+    powers.grew(state, seat, before, events)
+
+
+def _framework(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """Build a hand card free by destroying the Framework (to the bottom of the deck)."""
+    district, before = str(action.district), size(state.cities[seat])
+    powers.remove_from_city(state, seat, C.FRAMEWORK)
+    state.deck.append(C.FRAMEWORK)
+    state.hands[seat].remove(district)
+    events.append(public("framework_used", seat=seat, district=district))
+    _place(state, seat, district, 0, [], events, before)
+
+
+def _necropolis(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """Build the Necropolis free by destroying one of the seat's own districts."""
+    sacrificed, before = str(action.district), size(state.cities[seat])
+    powers.remove_from_city(state, seat, sacrificed)
+    state.deck.append(sacrificed)
+    state.hands[seat].remove(C.NECROPOLIS)
+    events.append(public("necropolis_sacrifice", seat=seat, district=sacrificed))
+    _place(state, seat, C.NECROPOLIS, 0, [], events, before)
 
 
 def _pay_with_cards(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -313,5 +345,6 @@ HANDLERS: dict[ActionType, Handler] = {  # by action type; `rules.apply` calls t
     T.COLLECT_INCOME: _income, T.KILL: _kill, T.ROB: _rob, T.SWAP_HANDS: _swap,
     T.EXCHANGE_CARDS: _exchange, T.DISCARD_CARD: _discard_card, T.DESTROY: _destroy,
     T.BEAUTIFY: _beautify, T.TAKE_TAX: _take_tax, T.LABORATORY: _laboratory,
-    T.SMITHY: _smithy, T.END_TURN: _end_turn, **powers.HANDLERS,
+    T.SMITHY: _smithy, T.END_TURN: _end_turn, T.FRAMEWORK: _framework,
+    T.NECROPOLIS: _necropolis, **powers.HANDLERS,
 }

@@ -15,7 +15,17 @@ from .cards import COST, TYPE, Character, DistrictType
 from .editions import EDITIONS
 from .events import gold, private, public
 from .state import Pending, State
-from .turn import ABILITIES, BUILD, DONE, PENDING, build_cost, can_place, draw, size
+from .turn import (
+    ABILITIES,
+    BUILD,
+    CITY_OPTIONS,
+    DONE,
+    PENDING,
+    build_cost,
+    can_place,
+    draw,
+    size,
+)
 
 T = ActionType
 NAVIGATE_GOLD, NAVIGATE_CARDS = make(T.NAVIGATE, resource="gold"), make(T.NAVIGATE,
@@ -101,20 +111,21 @@ def seize(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state.gold[seat] -= price
     state.gold[target] += price
     city.remove(district)
+    before = size(state.cities[seat])
     state.cities[seat].append(district)
     if beautified:
         state.beautified[target].remove(district)
         state.beautified[seat].append(district)
     events.append(public("seized", seat=seat, target=target, district=district, price=price,
                          gold=gold((seat, -price), (target, price))))
-    grew(state, seat, district, events)
+    grew(state, seat, before, events)
 
 
-def grew(state: State, seat: int, district: str, events: list[Event]) -> None:
-    """Record a city's completion when `district`, just added, took it over the threshold
-    (the Monument counts 2)."""
+def grew(state: State, seat: int, before: int, events: list[Event]) -> None:
+    """Record a city's completion when a change took its size (the Monument counts 2) from
+    `before` to the threshold or beyond."""
     grown, limit = size(state.cities[seat]), state.rules["city_size"]
-    if grown >= limit > grown - (2 if district == C.MONUMENT else 1):
+    if grown >= limit > before:
         first = state.first_complete is None
         if first:
             state.first_complete = seat
@@ -256,11 +267,104 @@ def give_card(state: State, seat: int, action: Action, events: list[Event]) -> N
         state.pending = None
 
 
+# --- the Diplomat, and the districts that destroy: Armory, Framework, Necropolis -------------
+
+ARMORY = ActionTable(T.ARMORY, "seat", "district")
+FRAMEWORK, NECROPOLIS = ActionTable(T.FRAMEWORK, "district"), ActionTable(T.NECROPOLIS,
+                                                                         "district")
+TRADE = ActionTable(T.TRADE_DISTRICTS, "seat", "district", "give")
+
+
+def remove_from_city(state: State, seat: int, district: str) -> bool:
+    """Take one copy of `district` out of `seat`'s city, the plain copy first; return whether
+    the copy taken was beautified (its Artist's gold goes with it)."""
+    city, beautified = state.cities[seat], state.beautified[seat]
+    city.remove(district)
+    if beautified.count(district) > city.count(district):
+        beautified.remove(district)
+        return True
+    return False
+
+
+def _district_options(state: State, seat: int, actions: list[Action]) -> None:
+    city, hand = state.cities[seat], state.hands[seat]
+    if (state.gathered and state.builds_left > 0
+            and state.current_char is not Character.NAVIGATOR):
+        if C.FRAMEWORK in city:  # build any hand card by destroying the Framework
+            actions.extend(FRAMEWORK[d] for d in dict.fromkeys(hand)
+                           if d != C.FRAMEWORK and can_place(state, seat, d))
+        if C.NECROPOLIS in hand and can_place(state, seat, C.NECROPOLIS):
+            actions.extend(NECROPOLIS[d] for d in dict.fromkeys(city))
+    if C.ARMORY in city:  # destroy the Armory to destroy any district of an incomplete city
+        limit = int(state.rules["city_size"])
+        for target in range(state.players):
+            other = state.cities[target]
+            if size(other) >= limit:
+                continue
+            actions.extend(ARMORY[target, d] for d in dict.fromkeys(other)
+                           if not (target == seat and d == C.ARMORY))
+
+
+def armory(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """Both the Armory and its target go to the bottom of the deck."""
+    target, district = int(str(action.seat)), str(action.district)
+    remove_from_city(state, seat, C.ARMORY)
+    remove_from_city(state, target, district)
+    state.deck += (C.ARMORY, district)
+    events.append(public("armory_used", seat=seat, target=target, district=district))
+
+
+def _diplomacy(state: State, seat: int) -> tuple[Action, ...]:
+    """The Diplomat's swaps: one of his districts (not the Keep, nothing the other city has)
+    for one of an incomplete city not the living Bishop's (not the Keep, nothing his has);
+    he pays the cost difference (+1 for its Great Wall) when he takes the dearer one."""
+    mine, purse = state.cities[seat], state.gold[seat]
+    limit = int(state.rules["city_size"])
+    gives = [(g, current_cost(state, seat, g)) for g in dict.fromkeys(mine) if g != C.KEEP]
+    actions: list[Action] = []
+    for target in range(state.players):
+        city = state.cities[target]
+        if target == seat or target == state.bishop_seat or size(city) >= limit:
+            continue
+        wall = 1 if C.GREAT_WALL in city else 0
+        for d in dict.fromkeys(city):
+            if d == C.KEEP or d in mine:
+                continue
+            cost = current_cost(state, target, d)
+            actions.extend(TRADE[target, d, g] for g, given in gives
+                           if g not in city and max(0, cost - given) + wall <= purse)
+    return tuple(actions)
+
+
+def trade_districts(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """Swap the two districts (each keeps its beautification); pay the difference."""
+    target, taken, given = int(str(action.seat)), str(action.district), str(action.give)
+    wall = 1 if C.GREAT_WALL in state.cities[target] else 0
+    price = max(0, current_cost(state, target, taken) - current_cost(state, seat, given)) + wall
+    before = (size(state.cities[seat]), size(state.cities[target]))
+    state.used.append("ability")
+    state.gold[seat] -= price
+    state.gold[target] += price
+    if remove_from_city(state, target, taken):
+        state.beautified[seat].append(taken)
+    if remove_from_city(state, seat, given):
+        state.beautified[target].append(given)
+    state.cities[seat].append(taken)
+    state.cities[target].append(given)
+    events.append(public("districts_traded", seat=seat, target=target, district=taken,
+                         give=given, price=price, gold=gold((seat, -price), (target, price))))
+    grew(state, seat, before[0], events)
+    grew(state, target, before[1], events)
+
+
+CITY_OPTIONS.append(_district_options)
 ABILITIES.update({Character.NAVIGATOR: _navigate, Character.SCHOLAR: _study,
                   Character.MARSHAL: _seizures, Character.SPY: _spies,
-                  Character.WIZARD: _looks, Character.SEER: _foresee})
+                  Character.WIZARD: _looks, Character.SEER: _foresee,
+                  Character.DIPLOMAT: _diplomacy})
 PENDING.update({Pending.TAKE: (_take_options, _take_context),
                 Pending.WIZARD_BUILD: (_wizard_build_options, _wizard_build_context),
                 Pending.GIVE: (_give_options, _give_context)})
 HANDLERS = {T.NAVIGATE: navigate, T.STUDY: study, T.SEIZE: seize, T.SPY: spy, T.LOOK: look,
-            T.TAKE_CARD: take_card, T.FORESEE: foresee, T.GIVE_CARD: give_card}
+            T.TAKE_CARD: take_card, T.FORESEE: foresee, T.GIVE_CARD: give_card,
+            T.ARMORY: armory, T.TRADE_DISTRICTS: trade_districts}

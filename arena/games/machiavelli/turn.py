@@ -178,6 +178,11 @@ PENDING: dict[str, tuple[Callable[[State, int], tuple[str, tuple[Action, ...]]],
 its options, the decision's extra context). Filled by `powers` at import."""
 
 
+CITY_OPTIONS: list[Callable[[State, int, list[Action]], None]] = []
+"""Options of the Armory, the Framework and the Necropolis (`powers`, filled at import);
+called only when one of them is in the city (the Necropolis: in the hand)."""
+
+
 def turn_actions(state: State, seat: int) -> list[Action]:
     """Return the legal actions of a turn with no multi-step choice pending, safest first."""
     character = state.current_char
@@ -200,6 +205,9 @@ def turn_actions(state: State, seat: int) -> list[Action]:
             _build_actions(state, seat, actions)
         elif character not in _NO_EXTRA_BUILDS:
             _extra_builds(state, seat, character, actions)
+    if C.ARMORY in city or C.FRAMEWORK in city or C.NECROPOLIS in state.hands[seat]:
+        for hook in CITY_OPTIONS:
+            hook(state, seat, actions)
     if C.LABORATORY in city and "laboratory" not in used:
         actions.extend(map(LABORATORY.__getitem__, dict.fromkeys(state.hands[seat])))
     if C.SMITHY in city and purse >= 2 and "smithy" not in used:

@@ -24,7 +24,8 @@ GOLD = array(closed({"seat": SEAT, "delta": INT}))
 
 _FIELD_SCHEMA: dict[str, Json] = {"character": CHARACTER, "district": DISTRICT, "seat": SEAT,
                                   "resource": enum(RESOURCES),
-                                  "district_type": enum(t.value for t in DistrictType)}
+                                  "district_type": enum(t.value for t in DistrictType),
+                                  "give": DISTRICT}
 
 
 def _action_fields(action_type: ActionType) -> dict[str, Json]:
@@ -116,6 +117,14 @@ EVENTS: dict[str, tuple[dict[str, Json], str]] = {
     "card_given": ({"seat": SEAT, "target": SEAT}, "the Seer gave a card"),
     "card_received": ({"seat": SEAT, "district": DISTRICT, "by": SEAT},
                       "private: the card the Seer gave you"),
+    "armory_used": ({"seat": SEAT, "target": SEAT, "district": DISTRICT},
+                    "the Armory destroyed itself and a district"),
+    "framework_used": ({"seat": SEAT, "district": DISTRICT},
+                       "the Framework was destroyed to build the district"),
+    "necropolis_sacrifice": ({"seat": SEAT, "district": DISTRICT},
+                             "a district destroyed to build the Necropolis"),
+    "districts_traded": ({"seat": SEAT, "target": SEAT, "district": DISTRICT,
+                          "give": DISTRICT, "price": NAT, "gold": GOLD}, "Diplomat"),
     "turn_ended": (_SEAT_CHARACTER, "a character's turn ended"),
     "round_ended": ({"round": NAT}, "the round ended"),
     "game_ended": ({"termination": enum(t.value for t in Termination),
