@@ -8,9 +8,17 @@ import webbrowser
 from pathlib import Path
 
 import click
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
 from arena.cli.ui import console, err_console
-from arena.report.data import load_run
+from arena.report.data import RunData, load_run
 from arena.report.site import Built, build_report, build_viewer
 from arena.tournament.outputs import crosstable_rows, markdown, standings_rows
 from arena.tournament.standings import Standings
@@ -38,7 +46,7 @@ def report(directory: Path, out: Path | None, fmt: str, open_: bool) -> None:
         click.echo(markdown_report(run.name, run.table), nl=False)
         return
     started = time.monotonic()
-    built = build_report(run, out or directory / "report")
+    built = build_with_progress(run, out or directory / "report")
     report_done(built, time.monotonic() - started)
     if open_:
         webbrowser.open(built.index.resolve().as_uri())
@@ -53,6 +61,45 @@ def markdown_report(name: str, table: Standings) -> str:
     cross = crosstable_rows(table)
     parts.append(markdown(cross, [c != "bot" for c in cross[0]]))
     return "".join(parts)
+
+
+def build_with_progress(run: RunData, out: Path) -> Built:
+    """Build the report, with a progress bar (on a terminal) or about ten plain lines (in a
+    pipe or a log) while it makes the views of games that have none yet."""
+    progress = _ViewProgress()
+    try:
+        return build_report(run, out, progress.update)
+    finally:
+        progress.close()
+
+
+class _ViewProgress:
+    """Shown only once a build has views to make (a report whose games all have their
+    views, as at the end of `arena run`, prints nothing but its summary)."""
+
+    def __init__(self) -> None:
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
+        self.shown = 0
+
+    def update(self, done: int, total: int) -> None:
+        if not err_console.is_terminal:
+            if done == 1 or done == total or done - self.shown >= max(1, total // 10):
+                self.shown = done
+                err_console.print(f"report: viewer data {done}/{total} games", highlight=False)
+            return
+        if self.bar is None:
+            self.bar = Progress(TextColumn("report: viewer data"), BarColumn(),
+                                MofNCompleteColumn(), TextColumn("games"),
+                                TimeRemainingColumn(), console=err_console, transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("views", total=total)
+        assert self.task is not None
+        self.bar.update(self.task, completed=done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def report_done(built: Built, seconds: float) -> None:

@@ -106,6 +106,12 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     runner = Runner(config, out, concurrency=concurrency, resume=resume, withdraw=withdraw,
                     enter=enter, on_progress=lines.update if view is None else view.update,
                     cluster=cluster)
+    if not no_report:
+        from arena.report.viewdata import ViewsHook
+
+        # each game's viewer data is made by the worker that played it, as it is stored,
+        # so the report at the end writes its pages only
+        runner.after_store = ViewsHook(out / "report")
     try:
         if view is None:
             table = runner.run()
@@ -134,13 +140,12 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
 
 def write_report(out: Path) -> None:
     """Write the run's HTML report; a failure is a warning (the results are stored)."""
-    from arena.cli.report import report_done
+    from arena.cli.report import build_with_progress, report_done
     from arena.report.data import load_run
-    from arena.report.site import build_report
 
     started = time.monotonic()
     try:
-        built = build_report(load_run(out), out / "report")
+        built = build_with_progress(load_run(out), out / "report")
     except ArenaError as exc:
         err_console.print(f"[yellow]warning: no report: {exc} (the results are stored; "
                           f"`arena report {out}` tries again)[/]")

@@ -8,11 +8,9 @@ viewer page loads with a `<script src>` when it is asked for (`fetch()` does not
 
 from __future__ import annotations
 
-import base64
-import gzip
 import json
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -22,21 +20,18 @@ import jinja2
 
 from arena import __version__
 from arena.core.errors import ArenaError
-from arena.core.game import Json
-from arena.games import REGISTRY
 from arena.ladder.store import entry_name
-from arena.referee.replay import Replay, read_replay
-from arena.referee.review import engine_for
+from arena.referee.replay import read_replay
 from arena.report import plots, tables
 from arena.report.catalogue import catalogue
 from arena.report.data import GameEntry, RunData, slug
 from arena.report.ladder import history_series
-from arena.report.views import build_views
+from arena.report.viewdata import DATA, ensure_views, is_current, write_game_views, write_script
 from arena.tournament.outputs import write_whole
 
 ASSETS = ("report.css", "viewer.js", "games.js")
-DATA = "data"
-"""Where the views' script files go, one folder per game."""
+ViewProgress = Callable[[int, int], None]
+"""Told (games made so far, games to make) after each game whose views a build makes."""
 
 
 @dataclass
@@ -76,25 +71,26 @@ def copy_assets(out: Path) -> None:
         (target / name).write_bytes((folder / name).read_bytes())
 
 
-def build_report(run: RunData, out: Path) -> Built:
-    """Write the report of a tournament run into `out` (created; pages replaced).
+def build_report(run: RunData, out: Path, on_view: ViewProgress | None = None) -> Built:
+    """Write the report of a tournament run into `out` (created; pages replaced), telling
+    `on_view` of each game whose views it has to make.
 
     Raises:
         ArenaError: `out` cannot be written.
     """
     try:
-        return _build(run, out)
+        return _build(run, out, on_view or (lambda done, total: None))
     except OSError as exc:
         where = f" ({exc.filename})" if exc.filename else ""
         raise ArenaError(f"cannot write the report in {out}: {exc.strerror or exc}"
                          f"{where}") from None
 
 
-def _build(run: RunData, out: Path) -> Built:
+def _build(run: RunData, out: Path, on_view: ViewProgress) -> Built:
     out.mkdir(parents=True, exist_ok=True)
     copy_assets(out)
     built = Built(out)
-    viewable = _write_all_views(run.games, out, built)
+    viewable = _write_all_views(run.games, out, built, on_view)
     pages = {row.bot: f"bots/{slug(row.bot, row.rank)}.html" for row in run.table.rows}
     env = environment()
     common: dict[str, Any] = {"run": run, "version": __version__, "pages": pages,
@@ -114,8 +110,8 @@ def _build(run: RunData, out: Path) -> Built:
           back="index.html", games=True)
     listed = [{"key": g.key, "label": " | ".join(s.bot for s in g.seats)}
               for g in run.games if g.key in viewable]
-    _write_script(out / DATA / "games.js", "arenaGames", json.dumps(listed, ensure_ascii=True))
-    _write_script(out / DATA / "catalogue.js", "arenaCatalogue",
+    write_script(out / DATA / "games.js", "arenaGames", json.dumps(listed, ensure_ascii=True))
+    write_script(out / DATA / "catalogue.js", "arenaCatalogue",
                   json.dumps(catalogue(run.game_id), ensure_ascii=True))
     return built
 
@@ -156,80 +152,30 @@ def _page(env: jinja2.Environment, path: Path, template: str, built: Built,
     built.pages += 1
 
 
-def _write_all_views(games: Sequence[GameEntry], out: Path, built: Built) -> set[str]:
-    """Write the view files of every game whose files are missing or older than its
-    replay; return the keys of the games the viewer can show (the others are named in
-    `built`: no replay, or one that does not re-simulate)."""
+def _write_all_views(games: Sequence[GameEntry], out: Path, built: Built,
+                     on_view: ViewProgress) -> set[str]:
+    """Make the views of every game whose views are missing or stale (`viewdata`), telling
+    `on_view` after each; return the keys of the games the viewer can show (the others are
+    named in `built`: no replay, or one that does not re-simulate)."""
     viewable: set[str] = set()
-    todo: list[tuple[str, str, str]] = []
+    todo: list[GameEntry] = []
     for game in games:
         if game.replay is None:
             built.problems.append(f"{game.key}: no replay file")
-            continue
-        folder = out / DATA / game.key
-        stamp = folder / "public.js"
-        if stamp.is_file() and stamp.stat().st_mtime >= game.replay.stat().st_mtime:
+        elif is_current(out / DATA / game.key, game.replay):
             built.reused += 1
             viewable.add(game.key)
         else:
-            todo.append((game.key, str(game.replay), str(folder)))
-    for (key, _, _), done in zip(todo, map(views_job, todo), strict=True):
-        if isinstance(done, int):
-            built.views += done
-            viewable.add(key)
-        else:
-            built.problems.append(f"{key}: {done}")
+            todo.append(game)
+    for done, game in enumerate(todo, start=1):
+        assert game.replay is not None
+        try:
+            built.views += ensure_views(game.replay, out / DATA / game.key)
+            viewable.add(game.key)
+        except ArenaError as exc:
+            built.problems.append(f"{game.key}: {exc}")
+        on_view(done, len(todo))
     return viewable
-
-
-def views_job(job: tuple[str, str, str]) -> int | str:
-    """Write one game's view files (key, replay, folder); return how many, or why not."""
-    _, replay, folder = job
-    try:
-        return write_game_views(read_replay(Path(replay)), Path(folder))
-    except ArenaError as exc:
-        return str(exc)
-
-
-def write_game_views(replay: Replay, folder: Path) -> int:
-    """Write one script file per view of a game into `folder`; return how many.
-
-    Raises:
-        ArenaError: the replay's game is unknown or the replay does not re-simulate.
-    """
-    views = build_views(replay, engine_for(replay, REGISTRY))
-    folder.mkdir(parents=True, exist_ok=True)
-    # the public view is written last: its file marks the folder complete (_write_all_views)
-    for name in sorted(views, key=lambda v: v == "public"):
-        _write_script(folder / f"{name}.js", "arenaView", json.dumps(name), pack(views[name]))
-    return len(views)
-
-
-def pack(data: Mapping[str, Json]) -> str:
-    """Return a view as a JSON string literal holding its gzip-compressed JSON in base64.
-
-    What it buys: a game's views shrink about tenfold (a 200-game run's viewer data from
-    about 50 MB to 6), and the browser unpacks them itself (`DecompressionStream`), offline
-    and from `file://`. `mtime=0` keeps a rebuilt report byte for byte the same. Level 6
-    (zlib's default) instead of gzip's 9: half the compression time for 6% more bytes.
-    """
-    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    packed = gzip.compress(raw, compresslevel=6, mtime=0)
-    return json.dumps(base64.b64encode(packed).decode("ascii"))
-
-
-def unpack(script: str) -> dict[str, Json]:
-    """Return the view held in a view file's text (what the viewer reads; for tests)."""
-    literal = script[script.rindex(",") + 1:script.rindex(")")]
-    data = json.loads(gzip.decompress(base64.b64decode(json.loads(literal))))
-    assert isinstance(data, dict)
-    return data
-
-
-def _write_script(path: Path, callback: str, *arguments: str) -> None:
-    """Write `callback(arguments);` (each argument already a JavaScript literal)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_whole(path, f"{callback}({','.join(arguments)});\n")
 
 
 def build_viewer(replay_file: Path, out: Path) -> Path:
@@ -246,7 +192,7 @@ def build_viewer(replay_file: Path, out: Path) -> Path:
         if folder.exists():
             shutil.rmtree(folder)
         write_game_views(replay, folder)
-        _write_script(out / DATA / "catalogue.js", "arenaCatalogue",
+        write_script(out / DATA / "catalogue.js", "arenaCatalogue",
                       json.dumps(catalogue(str(replay.header["game"])), ensure_ascii=True))
         page = out / "viewer.html"
         write_whole(page, environment().get_template("viewer.html.j2").render(

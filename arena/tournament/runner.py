@@ -117,6 +117,10 @@ def standings_of(config: TournamentConfig, games: Sequence[StoredGame],
     return Settings.of(config).standings(games, rounds, with_fit)
 
 
+AfterStore = Callable[[str, Path], None]
+"""Work a worker does on a committed game (it must not raise; picklable: sent to workers)."""
+
+
 class Runner:
     """Runs one tournament into one output directory."""
 
@@ -138,6 +142,9 @@ class Runner:
         self.games: list[StoredGame] = []
         self.rounds: list[RoundPlan] = []
         self.salt: str | None = None
+        self.after_store: AfterStore | None = None
+        """Called in the worker with (game key, replay file) once each game is committed
+        (`arena run` makes the report's view data there); never on a cluster."""
 
     def run(self) -> Standings:
         """Play every missing game, write results.json and standings.csv, return the table.

@@ -41,7 +41,7 @@ from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
 from arena.tournament.store import DB_NAME, GameKey, Store
 
 if TYPE_CHECKING:
-    from arena.tournament.runner import Job, RefereeFactory, Runner
+    from arena.tournament.runner import AfterStore, Job, RefereeFactory, Runner
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ class Pool:
             target=worker_main, name=f"arena-worker-{index}", daemon=True,
             args=(index, config.bots, config.time, config.faults, config.game,
                   dict(config.rules), runner.out, config.fingerprint, runner.referee, theirs,
-                  dict(os.environ)))
+                  dict(os.environ), runner.after_store))
         process.start()
         theirs.close()  # else the parent would never read the end of the worker's pipe
         self.workers[index] = _Worker(process, mine)
@@ -313,12 +313,14 @@ def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
 def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
                 faults: FaultPolicy, game: str, rules: dict[str, Json], out: Path,
                 fingerprint: str, referee: RefereeFactory, conn: Connection,
-                environ: dict[str, str] | None = None) -> None:
+                environ: dict[str, str] | None = None,
+                after_store: AfterStore | None = None) -> None:
     """Play the jobs the parent sends on `conn` until it sends None; commit each game and
     report it. Any error is reported in one line before the worker exits.
 
     `environ` is the parent's environment now: a worker forked from the fork server would
-    otherwise inherit the server's, as it was when the server started.
+    otherwise inherit the server's, as it was when the server started. `after_store` runs
+    on each game once it is committed, before the parent hears of it.
 
     Ctrl-C is left to the parent (which stops the workers); SIGTERM exits through the
     referee's context manager, so no bot process is left behind.
@@ -339,6 +341,8 @@ def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
                     key = job.key
                     _send(conn, ("start", index, key, None))
                     record = _play(ref, store, game, rules, job, out, upcoming)
+                    if after_store is not None:
+                        after_store(str(job.key), out / "replays" / f"{job.key}.jsonl")
                     live = ref.live_bots() if hasattr(ref, "live_bots") else []
                     _send(conn, ("bots", index, None, live))
                     _send(conn, ("done", index, key, record.to_json()))

@@ -11,7 +11,7 @@ from arena.core.game import Json
 from arena.games import REGISTRY
 from arena.referee.replay import Replay, read_replay
 from arena.referee.review import engine_for, resimulate
-from arena.report.site import unpack
+from arena.report.viewdata import unpack
 from arena.report.views import PUBLIC, build_views, moments, public_keys
 
 

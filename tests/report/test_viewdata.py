@@ -1,0 +1,88 @@
+"""The viewer's data made as each game is stored, reused while its replay is unchanged."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.report.viewdata import DATA, STAMP, ViewsHook, ensure_views, is_current, unpack
+from arena.tournament.config import load_config
+from arena.tournament.runner import Progress, Runner
+from tests.report.conftest import tournament
+
+
+def test_a_games_views_exist_once_it_is_stored(tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(tournament("machiavelli"))
+    out, report = tmp_path / "run", tmp_path / "run" / "report"
+    runner = Runner(load_config(file), out, concurrency=2)
+    runner.after_store = ViewsHook(report)
+    seen: list[str] = []
+    late: list[str] = []
+
+    def check(progress: Progress) -> None:
+        # the parent hears of a game after its worker made its views, never before
+        for game in runner.games:
+            key = str(game.key)
+            seen.append(key)
+            if not is_current(report / DATA / key, out / "replays" / f"{key}.jsonl"):
+                late.append(key)
+
+    runner.on_progress = check
+    runner.run()
+    assert len(set(seen)) == 4 and late == []
+
+
+def test_the_report_at_the_end_of_a_run_makes_no_views(tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(tournament("machiavelli-rummy"))
+    result = CliRunner().invoke(main, ["run", str(file), "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert "0 views written, 4 games reused" in result.output, result.output
+    assert "report: viewer data" not in result.output
+
+
+def test_a_replay_changed_after_its_views_gets_them_made_again(finished_run: Path,
+                                                               tmp_path: Path) -> None:
+    first, second = sorted((finished_run / "replays").glob("*.jsonl"))[:2]
+    replay, folder = tmp_path / "game.jsonl", tmp_path / "views"
+    shutil.copyfile(first, replay)
+    assert ensure_views(replay, folder) == 4
+    assert ensure_views(replay, folder) == 0  # unchanged: reused
+    shutil.copyfile(second, replay)  # same size class, maybe even the same mtime
+    assert not is_current(folder, replay)
+    assert ensure_views(replay, folder) == 4
+    made = unpack((folder / "seat1.js").read_text())
+    expected = unpack((finished_run / "report" / DATA / second.stem / "seat1.js").read_text())
+    assert made == expected
+
+
+def test_views_cut_off_before_their_stamp_are_made_again(finished_run: Path,
+                                                         tmp_path: Path) -> None:
+    replay = sorted((finished_run / "replays").glob("*.jsonl"))[0]
+    folder = tmp_path / "views"
+    ensure_views(replay, folder)
+    (folder / STAMP).unlink()  # as if the worker died before it finished the folder
+    (folder / "seat0.js").write_text("arenaView(")
+    assert ensure_views(replay, folder) == 4
+    assert unpack((folder / "seat0.js").read_text())["seat"] == 0
+
+
+def test_the_hook_never_stops_a_run_and_the_report_names_the_game(
+        finished_run: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    shutil.rmtree(run / "report")
+    replay = sorted((run / "replays").glob("*.jsonl"))[0]
+    replay.write_text(replay.read_text()[:200])  # damaged
+    ViewsHook(run / "report")(replay.stem, replay)  # no exception
+    assert not (run / "report" / DATA / replay.stem / STAMP).exists()
+    result = CliRunner().invoke(main, ["report", str(run)])
+    assert result.exit_code == 0, result.output
+    assert f"no viewer for {replay.stem}" in result.output
+    # a pipe gets plain progress lines while the report makes views
+    assert "report: viewer data 1/4 games" in result.output
+    assert "report: viewer data 4/4 games" in result.output
