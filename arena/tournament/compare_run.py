@@ -33,7 +33,7 @@ from arena.tournament.config import preflight
 from arena.tournament.executor import Executor, open_executor
 from arena.tournament.outputs import write_outputs
 from arena.tournament.pairing import RoundPlan
-from arena.tournament.runner import Interrupted, Job, RefereeFactory, Runner
+from arena.tournament.runner import Interrupted, Job, RefereeFactory, Runner, orphans_waited
 from arena.tournament.secret import ensure_salt, read_salt
 from arena.tournament.sprt import Sequential, Status, Verdict
 from arena.tournament.standings import PointsRule, compute
@@ -157,7 +157,7 @@ class CompareRun:
             (self.out / sub).mkdir(parents=True, exist_ok=True)
         store = Store.open(self.out, self.setup.fingerprint, self.setup.name, create=True)
         try:
-            store.lock()
+            store.lock(waiting=orphans_waited)
             held = len(store.keys())
             if held and not self.resume:
                 raise StoreError(f"{self.out} already holds {held} game(s) of this "

@@ -202,7 +202,7 @@ class Runner:
         self.config = replace(self.config, fingerprint=self._fingerprint())
         store = Store.open(self.out, self.config.fingerprint, self.config.name, create=True)
         try:
-            store.lock()
+            store.lock(waiting=orphans_waited)
             held = len(store.keys())
             if held and not self.resume:
                 raise StoreError(f"{self.out} already holds {held} game(s) of this "
@@ -319,6 +319,12 @@ def _default_referee(config: TournamentConfig, out: Path) -> RefereeFactory:
     return functools.partial(Referee, endpoint=LOOPBACK_TCP if config.transport == "tcp"
                              else None, sandbox=config.sandbox, hide=(out,), announce=False,
                              max_bots=config.bot_bound())
+
+
+def orphans_waited() -> None:
+    """Say why a run does not start at once (`Store.lock` waits for a killed run's workers)."""
+    log.warning("waiting for the workers of an interrupted run to commit the games they "
+                "were playing")
 
 
 def isolation_warning(config: TournamentConfig) -> str | None:

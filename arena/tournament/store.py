@@ -16,7 +16,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +46,8 @@ CREATE TABLE IF NOT EXISTS seats (
     PRIMARY KEY (round, tbl, repeat, seat));
 """
 DB_NAME = "results.sqlite"
+WORKERS_SUFFIX = ".workers"
+"""DIR/results.workers: the lock file a run's workers share while they may commit."""
 SALTED, PUBLIC = "salted", "public"
 """Values of the `seeds` meta key: game seeds derive from the tournament seed and the run's
 secret salt, or (databases from before salts) from the tournament seed alone."""
@@ -101,6 +103,7 @@ class Store:
         self.path = path
         self.db = connection
         self._lock: IO[str] | None = None
+        self._worker: IO[str] | None = None
 
     @classmethod
     def open(cls, directory: Path, fingerprint: str | None, name: str = "",
@@ -197,8 +200,14 @@ class Store:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                             (key, json.dumps(value, sort_keys=True)))
 
-    def lock(self) -> None:
-        """Take the run lock, so that two runs never write one tournament.
+    def lock(self, waiting: Callable[[], None] | None = None) -> None:
+        """Take the run lock, so that two runs never write one tournament; then wait until
+        no worker of an earlier run is left (`waiting` is called first when one is).
+
+        Why wait: a run killed outright (SIGKILL) leaves its workers to finish and commit
+        the game in hand; a run resumed meanwhile would play that game too, and one of the
+        two commits would lose. Each worker holds a shared lock on DIR/results.workers for
+        its life (`hold_as_worker`), which the kernel drops when it exits.
 
         Raises:
             StoreError: another run holds it.
@@ -213,13 +222,28 @@ class Store:
         handle.write(str(os.getpid()))
         handle.flush()
         self._lock = handle
+        with open(self.path.with_suffix(WORKERS_SUFFIX), "a") as workers:
+            try:
+                fcntl.flock(workers, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                if waiting is not None:
+                    waiting()
+                fcntl.flock(workers, fcntl.LOCK_EX)  # a worker ends after its one game
+
+    def hold_as_worker(self) -> None:
+        """Say, until this process exits or closes the store, that it may commit games (a
+        shared lock on DIR/results.workers, which `lock` waits for)."""
+        handle = open(self.path.with_suffix(WORKERS_SUFFIX), "a")  # noqa: SIM115 - held
+        fcntl.flock(handle, fcntl.LOCK_SH)
+        self._worker = handle
 
     def close(self) -> None:
         """Close the connection and release the run lock."""
         self.db.close()
-        if self._lock is not None:
-            self._lock.close()
-            self._lock = None
+        for handle in (self._lock, self._worker):
+            if handle is not None:
+                handle.close()
+        self._lock = self._worker = None
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

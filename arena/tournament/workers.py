@@ -333,6 +333,7 @@ def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
     key: GameKey | None = None
     try:
         store = Store.open(out, fingerprint, check=False)  # the parent checked it
+        store.hold_as_worker()  # a later run waits for this game's commit
         try:
             # every worker logs into OUT/logs/NAME.log: one log file per bot per run
             with referee(bots, time_control, faults, out) as ref:

@@ -14,7 +14,7 @@ from pathlib import Path
 from arena.ladder import members
 from arena.tournament.store import file_digest
 from tests.conditions import PATIENCE_S, interruptible, wait_until
-from tests.tournament.test_resume import alive, children
+from tests.tournament.test_resume import alive, descendants
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
@@ -51,13 +51,6 @@ def rows(directory: Path, query: str) -> list[tuple[object, ...]]:
 def stored(directory: Path) -> int:
     found = rows(directory, "SELECT COUNT(*) FROM games")
     return int(str(found[0][0])) if found else 0
-
-
-def descendants(pid: int) -> list[int]:
-    found = children(pid)
-    for child in list(found):
-        found.extend(descendants(child))
-    return found
 
 
 def check_whole(directory: Path) -> None:

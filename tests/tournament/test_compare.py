@@ -28,7 +28,7 @@ from arena.tournament.compare import (
 from arena.tournament.sprt import Pairing
 from arena.tournament.store import GameKey
 from tests.conditions import wait_until
-from tests.tournament.test_resume import alive, children, stored
+from tests.tournament.test_resume import alive, descendants, stored
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "sample_bots" / "python"
@@ -150,7 +150,7 @@ def test_a_killed_comparison_resumes_to_the_uninterrupted_verdict(tmp_path: Path
     try:
         wait_until(lambda: stored(killed) >= 10 or process.poll() is not None,
                    "10 games stored")
-        workers = children(process.pid)
+        workers = descendants(process.pid)
         process.send_signal(signal.SIGKILL)
         process.wait()
         # orphans finish and commit their game, then see the parent gone (a zombie is gone:

@@ -4,6 +4,7 @@ cleanly, leaves no worker behind and says how to resume."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -76,6 +77,24 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def descendants(pid: int) -> list[int]:
+    """Children, theirs, and so on: workers are children of a fork server, not of the run."""
+    found = children(pid)
+    for child in list(found):
+        found.extend(descendants(child))
+    return found
+
+
+def workers_hold(out: Path) -> bool:
+    """Whether some worker holds its shared lock on OUT/results.workers."""
+    with open(out / "results.workers", "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        return False
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -97,7 +116,8 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None
     shutil.copy(tmp_path / "whole" / "secret.salt", cut / "secret.salt")
     process = start(file, cut, capture=False)
     wait_for(cut, 20, process)
-    workers = children(process.pid)
+    workers = descendants(process.pid)
+    assert workers_hold(cut)  # what a resumed run waits for
     process.send_signal(signal.SIGKILL)
     process.wait()
     # orphaned workers finish and commit their game, then see the parent gone
@@ -124,7 +144,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path, sig: int) -
     out = tmp_path / "out"
     process = start(file, out)
     wait_for(out, 5, process)
-    workers = children(process.pid)
+    workers = descendants(process.pid)
     assert workers
     process.send_signal(sig)
     _, err = process.communicate(timeout=PATIENCE_S)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from arena.core.record import ForfeitReason, GameRecord, SeatRecord
 from arena.tournament.pairing import round_robin
 from arena.tournament.standings import PointsRule, compute
 from arena.tournament.store import DB_NAME, GameKey, Store, StoredGame
+from tests.conditions import wait_until
 
 
 def record(seed: int, *seats: tuple[str, int]) -> GameRecord:
@@ -68,6 +70,31 @@ def test_a_second_run_is_locked_out(tmp_path: Path) -> None:
     first.close()
     second.lock()
     second.close()
+
+
+def test_a_run_waits_for_the_workers_of_a_killed_run(tmp_path: Path) -> None:
+    """A worker outlives a run killed with SIGKILL until it has committed its game: the
+    next run's lock waits for it, and says why, instead of playing that game too."""
+    orphan = Store.open(tmp_path, "abc", create=True)
+    orphan.hold_as_worker()
+    said, locked = threading.Event(), threading.Event()
+
+    def resume() -> None:
+        store = Store.open(tmp_path, "abc")
+        store.lock(waiting=said.set)
+        locked.set()
+        store.close()
+
+    thread = threading.Thread(target=resume)
+    thread.start()
+    wait_until(said.is_set, "the run saying it waits")
+    assert not locked.is_set()  # blocked in flock until the orphan lets go
+    orphan.close()
+    thread.join()
+    assert locked.is_set()
+    fresh = Store.open(tmp_path, "abc")
+    fresh.lock(waiting=lambda: pytest.fail("no worker is left, nothing to wait for"))
+    fresh.close()
 
 
 def test_a_locked_database_gives_a_clear_error(tmp_path: Path) -> None:
