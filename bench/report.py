@@ -3,8 +3,13 @@ report of a run of 210 four-seat `machiavelli` games is, as ratios against basel
 measured in the same run.
 
 - size: the pages, and the viewer's data, against the replays the run keeps;
-- build: writing the whole report, and rebuilding it (viewer data reused), against
-  re-simulating every replay once (what `arena verify` does at least);
+- the end of a run: the run itself (`arena run`'s runner), the same run with each game's
+  viewer data made by its worker as it is stored (what `arena run` does), and the first
+  build of the report after it (pages only), against the run; and what that first build
+  cost when it made every game's viewer data itself (before: what `arena report` still
+  does on a run without viewer data, such as one made with `--no-report`);
+- build: making the whole report from nothing, and rebuilding it (viewer data reused),
+  against re-simulating every replay once (what `arena verify` does at least);
 - opening (when Debian's chromium and Playwright are here): the index, the game list and
   the viewer against an empty page, each loaded from file:// in a headless browser.
 
@@ -23,14 +28,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from arena.cli import main
 from arena.games import REGISTRY
 from arena.referee.replay import read_replay
 from arena.referee.review import check_replay
 from arena.report.data import load_run
 from arena.report.site import build_report
+from arena.report.viewdata import ViewsHook
+from arena.tournament.config import load_config
+from arena.tournament.runner import Runner
 
 
 def tournament(games_per_pairing: int) -> str:
@@ -44,14 +49,16 @@ def size(paths: list[Path]) -> int:
     return sum(p.stat().st_size for p in paths if p.is_file())
 
 
-def play(folder: Path, repeats: int) -> Path:
+def play(folder: Path, repeats: int, views: bool) -> tuple[Path, float]:
+    """Run the tournament into folder/run (workers making the viewer data when `views`, as
+    `arena run` does); return it and the seconds the run took."""
     file = folder / "bench.yaml"
     file.write_text(tournament(repeats))
     out = folder / "run"
-    result = CliRunner().invoke(main, ["run", str(file), "--out", str(out), "--no-report"])
-    if result.exit_code != 0:
-        sys.exit(result.output)
-    return out
+    runner = Runner(load_config(file), out)
+    if views:
+        runner.after_store = ViewsHook(out / "report")
+    return out, timed(runner.run)
 
 
 def timed(action: Callable[[], object]) -> float:
@@ -94,7 +101,11 @@ def main_() -> None:
     quick = "--quick" in sys.argv
     repeats = 1 if quick else 3  # 70 tables a repeat: 70 or 210 games
     with tempfile.TemporaryDirectory() as tmp:
-        run = play(Path(tmp), repeats)
+        (Path(tmp) / "plain").mkdir()
+        (Path(tmp) / "views").mkdir()
+        run, plain = play(Path(tmp) / "plain", repeats, views=False)
+        hooked_run, hooked = play(Path(tmp) / "views", repeats, views=True)
+        after = timed(lambda: build_report(load_run(hooked_run), hooked_run / "report"))
         replays = sorted((run / "replays").glob("*.jsonl"))
         verify = timed(lambda: [check_replay(read_replay(p), REGISTRY) for p in replays])
         report = run / "report"
@@ -109,6 +120,10 @@ def main_() -> None:
         print(f"pages {pages / 1e6:.2f} MB ({pages / kept:.3f} x replays), viewer data "
               f"{data / 1e6:.2f} MB ({data / kept:.2f} x replays), assets {assets / 1e3:.0f} kB;"
               f" report in all {(pages + data + assets) / 1e6:.2f} MB")
+        print(f"run {plain:.2f} s; run with viewer data made by its workers {hooked:.2f} s "
+              f"({hooked / plain:.2f} x); first build after it {after:.2f} s "
+              f"({after / hooked:.3f} x the run); before, making every view at the end: "
+              f"{build:.2f} s ({build / plain:.2f} x the run)")
         print(f"build {build:.2f} s ({build / verify:.2f} x re-simulating every replay, "
               f"{verify:.2f} s); rebuild {rebuild:.2f} s ({rebuild / verify:.2f} x)")
         opened = open_times(report, replays[0].stem)

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from arena.cli.options import cluster_option, parse_rules, rules_option, sandbox_option
-from arena.cli.run import write_report
+from arena.cli.run import report_hook, write_report
 from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ConfigError
 from arena.ladder import members, read
@@ -153,7 +153,8 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
     try:
         with ladder_lock(directory, wait, on_wait=lambda line: click.echo(line, err=True)):
             job = LadderRun(directory, Budget(games, minutes), concurrency=concurrency,
-                            on_progress=lines.update, sandbox=sandbox, cluster=cluster)
+                            on_progress=lines.update, sandbox=sandbox, cluster=cluster,
+                            after_store=None if no_report else report_hook(directory))
             if games is None and minutes is None:
                 job.budget = Budget(games=job.config.batch)
             if (note := job.isolation_note()) is not None:

@@ -30,6 +30,7 @@ from arena.tournament.outputs import (
 )
 from arena.tournament.pairing import table_sizes
 from arena.tournament.runner import (
+    AfterStore,
     Interrupted,
     Runner,
     isolation_warning,
@@ -107,11 +108,7 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
                     enter=enter, on_progress=lines.update if view is None else view.update,
                     cluster=cluster)
     if not no_report:
-        from arena.report.viewdata import ViewsHook
-
-        # each game's viewer data is made by the worker that played it, as it is stored,
-        # so the report at the end writes its pages only
-        runner.after_store = ViewsHook(out / "report")
+        runner.after_store = report_hook(out)
     try:
         if view is None:
             table = runner.run()
@@ -136,6 +133,14 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     console.print(f"Results in {out}/ (results.sqlite, results.json, standings.csv, replays/)")
     if not no_report:
         write_report(out)
+
+
+def report_hook(out: Path) -> AfterStore:
+    """What each worker does on a game once it is stored when the run ends with a report:
+    make the game's viewer data there, so the report at the end writes its pages only."""
+    from arena.report.viewdata import ViewsHook
+
+    return ViewsHook(out / "report")
 
 
 def write_report(out: Path) -> None:

@@ -45,6 +45,7 @@ from arena.tournament.config import TournamentConfig, preflight
 from arena.tournament.executor import Executor, open_executor
 from arena.tournament.pairing import RoundPlan, Table
 from arena.tournament.runner import (
+    AfterStore,
     Job,
     Progress,
     RefereeFactory,
@@ -148,9 +149,11 @@ class LadderRun:
     def __init__(self, directory: Path, budget: Budget, *, concurrency: int | None = None,
                  referee: RefereeFactory | None = None,
                  on_progress: Callable[[Progress], None] | None = None,
-                 sandbox: str | None = None, cluster: str | None = None) -> None:
+                 sandbox: str | None = None, cluster: str | None = None,
+                 after_store: AfterStore | None = None) -> None:
         """`sandbox` (auto, bwrap, none) overrides ladder.yaml's; `cluster` plays the games
-        on that Dask cluster (docs/cluster.md)."""
+        on that Dask cluster (docs/cluster.md); `after_store` is the runner's (each worker
+        calls it on each game it stored)."""
         self.directory, self.budget = directory, budget
         self.config: LadderConfig = load_ladder(directory)
         if sandbox is not None:
@@ -158,7 +161,7 @@ class LadderRun:
             policy = SandboxPolicy(SandboxMode(sandbox), base.sandbox.limits)
             self.config = replace(self.config, base=replace(base, sandbox=policy))
         self.concurrency, self.referee, self.on_progress = concurrency, referee, on_progress
-        self.cluster = cluster
+        self.cluster, self.after_store = cluster, after_store
         self.played = self.resumed = 0
 
     def isolation_note(self) -> str | None:
@@ -236,9 +239,11 @@ class LadderRun:
         base = self.referee
         if base is None:
             base = Runner(tournament, self.directory).referee
-        return Runner(tournament, self.directory, concurrency=self.concurrency,
-                      referee=WorkerReferee(self.directory, base),
-                      on_progress=self.on_progress, cluster=self.cluster)
+        runner = Runner(tournament, self.directory, concurrency=self.concurrency,
+                        referee=WorkerReferee(self.directory, base),
+                        on_progress=self.on_progress, cluster=self.cluster)
+        runner.after_store = self.after_store
+        return runner
 
     def _pending(self, store: LadderStore, entries: set[str]) -> RoundPlan | None:
         """The unfinished last round of a killed run, without its games that can no longer
