@@ -3,11 +3,10 @@ report of a run of 210 four-seat `machiavelli` games is, as ratios against basel
 measured in the same run.
 
 - size: the pages, and the viewer's data, against the replays the run keeps;
-- the end of a run: the run itself (`arena run`'s runner), the same run with each game's
-  viewer data made by its worker as it is stored (what `arena run` does), and the first
-  build of the report after it (pages only), against the run; and what that first build
-  cost when it made every game's viewer data itself (before: what `arena report` still
-  does on a run without viewer data, such as one made with `--no-report`);
+- the end of a run, wall and CPU (workers and bots counted): `arena run --no-report`, then
+  `arena run` with its report (each game's viewer data made by its worker as the game is
+  stored) and the report at its end (pages only), against it; and, before, the report at
+  the end making every game's viewer data itself (`arena report` on the first run);
 - build: making the whole report from nothing, and rebuilding it (viewer data reused),
   against re-simulating every replay once (what `arena verify` does at least);
 - opening (when Debian's chromium and Playwright are here): the index, the game list and
@@ -22,20 +21,20 @@ Run: .venv/bin/python bench/report.py [--quick]   (--quick: 70 games)
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tournament import _become_subreaper, _children, _children_cpu, _reap  # bench/
+
 from arena.games import REGISTRY
 from arena.referee.replay import read_replay
 from arena.referee.review import check_replay
 from arena.report.data import load_run
 from arena.report.site import build_report
-from arena.report.viewdata import ViewsHook
-from arena.tournament.config import load_config
-from arena.tournament.runner import Runner
 
 
 def tournament(games_per_pairing: int) -> str:
@@ -49,16 +48,16 @@ def size(paths: list[Path]) -> int:
     return sum(p.stat().st_size for p in paths if p.is_file())
 
 
-def play(folder: Path, repeats: int, views: bool) -> tuple[Path, float]:
-    """Run the tournament into folder/run (workers making the viewer data when `views`, as
-    `arena run` does); return it and the seconds the run took."""
-    file = folder / "bench.yaml"
-    file.write_text(tournament(repeats))
-    out = folder / "run"
-    runner = Runner(load_config(file), out)
-    if views:
-        runner.after_store = ViewsHook(out / "report")
-    return out, timed(runner.run)
+def command(*args: str) -> tuple[float, float]:
+    """Run `arena ARGS` in a new process; return its wall and CPU seconds (the command, its
+    workers and their bots: the workers are the fork server's children, counted because
+    this process adopts them as a subreaper)."""
+    cpu, start, before = _children_cpu(), time.perf_counter(), _children()
+    subprocess.run([sys.executable, "-m", "arena", *args], check=True,
+                   stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    _reap(_children() - before)
+    return wall, _children_cpu() - cpu
 
 
 def timed(action: Callable[[], object]) -> float:
@@ -100,15 +99,30 @@ def open_times(report: Path, game: str) -> dict[str, float] | None:
 def main_() -> None:
     quick = "--quick" in sys.argv
     repeats = 1 if quick else 3  # 70 tables a repeat: 70 or 210 games
+    counted = _become_subreaper()
     with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "plain").mkdir()
-        (Path(tmp) / "views").mkdir()
-        run, plain = play(Path(tmp) / "plain", repeats, views=False)
-        hooked_run, hooked = play(Path(tmp) / "views", repeats, views=True)
-        after = timed(lambda: build_report(load_run(hooked_run), hooked_run / "report"))
+        file = Path(tmp) / "bench.yaml"
+        file.write_text(tournament(repeats))
+        run, now = Path(tmp) / "plain", Path(tmp) / "now"
+        plain = command("run", str(file), "-o", str(run), "--no-report")
+        hooked = command("run", str(file), "-o", str(now))
+        after = timed(lambda: build_report(load_run(now), now / "report"))
+        before = command("report", str(run))
+        print(f"arena run --no-report: {plain[0]:.1f} s, CPU {plain[1]:.1f} s"
+              + ("" if counted else " (workers not counted: no subreaper here)"))
+        print(f"arena run with its report, as now (viewer data made by the workers): "
+              f"{hooked[0]:.1f} s ({hooked[0] / plain[0]:.2f} x), CPU {hooked[1]:.1f} s "
+              f"({hooked[1] / plain[1]:.2f} x); the report at its end (pages only) "
+              f"{after:.2f} s ({after / plain[0]:.3f} x the run)")
+        print(f"before (every view made at the end, as `arena report` on a run without "
+              f"viewer data): the report {before[0]:.1f} s ({before[0] / plain[0]:.2f} x the "
+              f"run), CPU {before[1]:.1f} s; run and report "
+              f"{(plain[0] + before[0]) / plain[0]:.2f} x the run, CPU "
+              f"{(plain[1] + before[1]) / plain[1]:.2f} x")
         replays = sorted((run / "replays").glob("*.jsonl"))
         verify = timed(lambda: [check_replay(read_replay(p), REGISTRY) for p in replays])
         report = run / "report"
+        shutil.rmtree(report)
         build = timed(lambda: build_report(load_run(run), report))
         rebuild = timed(lambda: build_report(load_run(run), report))
         files = [p for p in report.rglob("*") if p.is_file()]
@@ -120,10 +134,6 @@ def main_() -> None:
         print(f"pages {pages / 1e6:.2f} MB ({pages / kept:.3f} x replays), viewer data "
               f"{data / 1e6:.2f} MB ({data / kept:.2f} x replays), assets {assets / 1e3:.0f} kB;"
               f" report in all {(pages + data + assets) / 1e6:.2f} MB")
-        print(f"run {plain:.2f} s; run with viewer data made by its workers {hooked:.2f} s "
-              f"({hooked / plain:.2f} x); first build after it {after:.2f} s "
-              f"({after / hooked:.3f} x the run); before, making every view at the end: "
-              f"{build:.2f} s ({build / plain:.2f} x the run)")
         print(f"build {build:.2f} s ({build / verify:.2f} x re-simulating every replay, "
               f"{verify:.2f} s); rebuild {rebuild:.2f} s ({rebuild / verify:.2f} x)")
         opened = open_times(report, replays[0].stem)
