@@ -18,17 +18,15 @@ from dataclasses import dataclass, field
 from arena.core.game import Json
 from arena.core.rng import derive_seed
 from arena.tournament import swiss
-from arena.tournament.grouping import greedy, improve, search, spread_rounds
+from arena.tournament.grouping import greedy, improve, spread_rounds
 from arena.tournament.seating import balance, rotations, seat_counts, seat_greedily
+from arena.tournament.swiss_tables import LOOKAHEAD_TABLES, swiss_tables
 
 ALL_SUBSETS_LIMIT = 256
+BYE_CHOICES = 4
+"""An N-seat Swiss round of few tables tries at most this many sets of bots for its byes
+(lowest-ranked first) when the first one forces a repeated meeting now or later."""
 """Up to this many tables, an N-player round-robin plays every k-subset of the bots."""
-SWISS_MEETING_WEIGHT = 16
-"""In an N-seat Swiss round, one earlier meeting at a table weighs as much as this many
-ranks x seats of rank spread: a repeat is avoided by moving a bot a few tables."""
-SWISS_KICKS, SWISS_KICK_TABLES = 30, 8
-"""Perturbations of an N-seat Swiss round's local search (see `grouping.search`), in rounds
-of at most that many tables (beyond, the plain local search: each kick costs a search)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,13 +263,20 @@ def swiss_round(number: int, ranked: Sequence[str], history: History, size: int,
         return RoundPlan(number, tuple(Table(i, tuple(rotations(p, repeats)))
                                        for i, p in enumerate(pairs)), (bye,) if bye else ())
     sizes, bye_count = table_sizes(len(ranked), size, smallest)
-    byes = _swiss_byes(ranked, history, bye_count)
-    playing = [b for b in ranked if b not in byes]
-    tables = greedy(playing, sizes, history.met, window=3 * size)
-    rank = {b: i for i, b in enumerate(playing)}
-    rng = random.Random(derive_seed(number, "swiss", *playing))
-    kicks = SWISS_KICKS if len(tables) <= SWISS_KICK_TABLES else 0
-    search(tables, history.met, rank, SWISS_MEETING_WEIGHT * size, rng, kicks)
+    best: tuple[tuple[int, int], list[list[str]], set[str]] | None = None
+    for byes in _swiss_byes(ranked, history, bye_count):
+        playing = [b for b in ranked if b not in byes]
+        rng = random.Random(derive_seed(number, "swiss", *playing))
+        tables, score = swiss_tables(playing, sizes, history.meetings,
+                                     history.byes + Counter(byes), ranked,
+                                     lambda n: table_sizes(n, size, smallest), rounds_left, rng)
+        if best is None or score < best[0]:
+            best = score, tables, byes
+        if score == (0, 0) or len(tables) > LOOKAHEAD_TABLES:
+            break
+    assert best is not None
+    _, tables, byes = best
+    rank = {b: i for i, b in enumerate(ranked)}
     tables.sort(key=lambda t: min(rank[b] for b in t))
     out = []
     for index, table in enumerate(tables):
@@ -281,9 +286,15 @@ def swiss_round(number: int, ranked: Sequence[str], history: History, size: int,
     return RoundPlan(number, tuple(out), tuple(b for b in ranked if b in byes))
 
 
-def _swiss_byes(ranked: Sequence[str], history: History, count: int) -> set[str]:
+def _swiss_byes(ranked: Sequence[str], history: History, count: int) -> list[set[str]]:
+    """The sets of bots that may have the byes, preferred first: the lowest-ranked with the
+    fewest byes, then (as the 2-seat Swiss does for repeats) the next few sets of bots with
+    that fewest count, lowest-ranked first (at most `BYE_CHOICES`)."""
     if not count:
-        return set()
+        return [set()]
     bottom_up = list(reversed(ranked))
     bottom_up.sort(key=lambda b: history.byes[b])  # stable: lowest-ranked first per bye count
-    return set(bottom_up[:count])
+    fewest = [b for b in bottom_up if history.byes[b] <= history.byes[bottom_up[count - 1]]]
+    pool = fewest[:count + 2]
+    choices = sorted(itertools.combinations(range(len(pool)), count), key=sum)
+    return [{pool[i] for i in c} for c in choices[:BYE_CHOICES]]

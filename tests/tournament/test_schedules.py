@@ -211,7 +211,7 @@ def play_table_swiss(n: int, size: int, rounds: int, seed: int) -> list[RoundPla
     for number in range(1, rounds + 1):
         ranked = sorted(bots, key=lambda b: (-points[b], b))
         plan = swiss_round(number, ranked, History.of(plans), size, size, 1,
-                           {b: points[b] for b in bots})
+                           {b: points[b] for b in bots}, rounds - number + 1)
         assert_once_per_round(plan)
         for table in plan.tables:
             order = sorted(table.bots, key=lambda b: -(strength[b] + rng.gauss(0, 1)))
@@ -221,17 +221,48 @@ def play_table_swiss(n: int, size: int, rounds: int, seed: int) -> list[RoundPla
     return plans
 
 
-@pytest.mark.parametrize(("n", "size", "rounds"), [(33, 4, 7), (20, 4, 5)])
-def test_table_swiss_repeats_no_more_than_the_round_robin_design(n: int, size: int,
-                                                                 rounds: int) -> None:
-    # issue 11: at 33 bots / 4 seats / 7 rounds, 17.5% of Swiss tables held a repeated
-    # pair against 9.5% for the round-robin design of as many games
-    swiss_rep = rr_rep = swiss_all = rr_all = 0
-    for seed in range(3):
+def swiss_against_design(n: int, size: int, rounds: int, seeds: int) -> tuple[int, int]:
+    """Tables holding a repeated pair over `seeds` tournaments: (Swiss, round-robin design
+    of as many rounds)."""
+    swiss_rep = rr_rep = 0
+    for seed in range(seeds):
         a, b = repeated_tables(play_table_swiss(n, size, rounds, seed))
         c, d = repeated_tables(round_robin(names(n), size, size, 1, seed, rounds))
-        swiss_rep, swiss_all, rr_rep, rr_all = swiss_rep + a, swiss_all + b, rr_rep + c, rr_all + d
-    assert swiss_all == rr_all
+        assert b == d
+        swiss_rep, rr_rep = swiss_rep + a, rr_rep + c
+    return swiss_rep, rr_rep
+
+
+@pytest.mark.parametrize(("n", "size", "rounds", "seeds"),
+                         [(64, 4, 9, 2), (16, 4, 5, 3), (10, 3, 4, 3)])
+def test_table_swiss_repeats_no_more_than_the_round_robin_design(n: int, size: int,
+                                                                 rounds: int,
+                                                                 seeds: int) -> None:
+    # issue 11: at 33 bots / 4 seats / 7 rounds, 17.5% of Swiss tables held a repeated
+    # pair against 9.5% for the round-robin design of as many games; after the first fix
+    # still 3.3% against none at 64 / 4 / 9 (a 4 x 4 affine plane's field, 16 / 4 / 5,
+    # and a tight 10 / 3 / 4 need the lookahead and the choice of byes)
+    swiss_rep, rr_rep = swiss_against_design(n, size, rounds, seeds)
+    assert swiss_rep <= rr_rep
+
+
+def design_cases() -> list[tuple[int, int, int]]:
+    """(bots, seats, rounds) around the rounds a design needs for each pair to meet once."""
+    out = []
+    for n in (7, 9, 10, 12, 13, 16, 17, 21):
+        for size in (3, 4, 5, 6):
+            if 2 * size <= n:
+                full = -(-(n - 1) // (size - 1))
+                out.extend((n, size, r) for r in sorted({max(2, full - 1), full, full + 1}))
+    return [*out, (13, 3, 6), (20, 4, 5), (33, 4, 7)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("n", "size", "rounds"), design_cases())
+def test_table_swiss_repeats_no_more_than_the_design_over_many_fields(n: int, size: int,
+                                                                      rounds: int) -> None:
+    # the property over many fields, 3 seeds each (13 / 3 / 6 was 18.3% against 15%)
+    swiss_rep, rr_rep = swiss_against_design(n, size, rounds, 3)
     assert swiss_rep <= rr_rep
 
 
