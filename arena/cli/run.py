@@ -58,11 +58,14 @@ PROGRESS_LINES = 100
                    "file's `out`, relative to the file, else runs/<name>).")
 @click.option("--dry-run", is_flag=True, help="Print the schedule and the game count only.")
 @click.option("--withdraw", "withdraw", multiple=True, metavar="BOT",
-              help="With --resume: BOT plays no more games (its stored games stay; a Swiss "
-                   "pairs the next rounds without it). Recorded in the run. Repeatable.")
+              help="With --resume: BOT plays no more games (its stored games stay; in a "
+                   "Swiss its opponents in a round already paired score a forfeit win and "
+                   "the next rounds are paired without it). Recorded in the run. "
+                   "Repeatable.")
 @click.option("--enter", "enter", multiple=True, metavar="BOT",
               help="With --resume, Swiss only: BOT, added to FILE, joins from the next "
-                   "round with no points. Recorded in the run. Repeatable.")
+                   "round with no points for the rounds before. Recorded in the run. "
+                   "Repeatable.")
 @sandbox_option(default=None)
 @cluster_option()
 @click.option("--max-bots", type=click.IntRange(min=1), default=None,

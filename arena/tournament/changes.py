@@ -73,8 +73,9 @@ def apply(config: TournamentConfig, store: Store, withdraw: Sequence[str],
     """
     settings = Settings.of(config)
     before = stored_settings(store)
-    if before is not None:
-        settings = replace(settings, withdrawn=before.withdrawn, entered=before.entered)
+    if before is not None:  # the rules it was begun under stay until it finishes
+        settings = replace(settings, withdrawn=before.withdrawn, entered=before.entered,
+                           rules=before.rules)
     if not withdraw and not enter:
         return settings
     played = set(before.bots) if before is not None else set()

@@ -25,6 +25,7 @@ from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
 from arena.tournament.config import Format, TableSize, TournamentConfig
 from arena.tournament.pairing import RoundPlan, Table
 from arena.tournament.secret import game_seed
+from arena.tournament.settings import RULES
 from arena.tournament.sprt import Hypotheses, Pairing
 from arena.tournament.store import GameKey
 
@@ -98,6 +99,7 @@ class CompareSetup:
         return {"name": self.name, "game": self.game, "format": FORMAT,
                 "bots": [b.name for b in self.bots], "points": None, "bye_points": None,
                 "table_size": self.players, "seed": self.seed, "rounds": None,
+                "rules": RULES,
                 "compare": {"candidate": self.candidate.name, "base": self.base.name,
                             "opponents": [b.name for b in self.opponents],
                             "pairing": self.pairing.value, "rules": dict(self.rules),

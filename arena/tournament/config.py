@@ -32,6 +32,7 @@ from arena.referee.spec import BotSpec, FaultPolicy, Restart, TimeControl
 from arena.tournament.clusterconf import placement
 from arena.tournament.isolation import bot_network, max_bots, sandbox_policy
 from arena.tournament.pairing import ALL_SUBSETS_LIMIT, table_sizes
+from arena.tournament.ratings import BATCH, RATERS
 from arena.tournament.yamlpos import LineDict, LineList, load
 
 PYTHON_PLACEHOLDER = "{python}"
@@ -96,6 +97,8 @@ class TournamentConfig:
     same paths on a filesystem every worker mounts)."""
     scored: Mapping[str, Any] | None = None
     """The file's keys that make the fingerprint, as plain data."""
+    rating: str = BATCH
+    """The batch rater of the final table (`rating:`, a name in `ratings.RATERS`)."""
 
     def fingerprint_without(self, names: set[str]) -> str:
         """The fingerprint this file would have without the bots `names` (a bot that entered
@@ -121,9 +124,9 @@ TOP_KEYS = ("name", "game", "rules", "players_per_game", "format", "rounds",
             "games_per_pairing", "time", "faults", "concurrency", "seed", "out", "bots",
             "transport", "sandbox", "limits", "max_bots",
             "challengers", "points", "bye_points", "max_games", "executor", "cluster",
-            "bot_files")
+            "bot_files", "rating")
 UNSCORED = ("out", "concurrency", "name", "transport", "max_games", "sandbox", "limits",
-            "max_bots", "executor", "cluster", "bot_files")
+            "max_bots", "executor", "cluster", "bot_files", "rating")
 """Keys that change neither the schedule nor the results: not in the fingerprint."""
 REQUIRED = ("name", "game", "bots")
 
@@ -286,6 +289,10 @@ class _Builder:
         sandbox = sandbox_policy(doc, p.add)
         bound = max_bots(doc, p.add, table.size)
         cluster, bot_files = placement(doc, p.add)
+        rating = self._str("rating", BATCH)
+        if rating not in RATERS:
+            p.add(doc.line_of("rating"), f"rating {rating!r} is not one of "
+                  f"{', '.join(sorted(RATERS))}")
         if p.items:
             return None
         raw = {k: _plain(doc.get(k)) for k in TOP_KEYS if k not in UNSCORED}
@@ -297,7 +304,7 @@ class _Builder:
             bots=tuple(bots), challengers=tuple(challengers), points=points,
             bye_points=bye, fingerprint=fingerprint, source=self.p.source,
             bot_lines=bot_lines, transport=transport, sandbox=sandbox, max_bots=bound,
-            cluster=cluster, bot_files=bot_files, scored=raw,
+            cluster=cluster, bot_files=bot_files, scored=raw, rating=rating,
         )
 
     # scalars -------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from arena.tournament.formats import schedule_for
 from arena.tournament.outputs import write_outputs
 from arena.tournament.pairing import History, RoundPlan
 from arena.tournament.secret import ensure_salt, game_seed, read_salt
-from arena.tournament.settings import Settings
+from arena.tournament.settings import RULES, Settings
 from arena.tournament.standings import Standings, ranking
 from arena.tournament.store import DB_NAME, PUBLIC, GameKey, Store, StoredGame
 from arena.tournament.workers import DiskFull, disk_full
@@ -180,6 +180,9 @@ class Runner:
                 raise Interrupted(
                     f"interrupted: {len(self.games)} of {self.progress.total or '?'} games are "
                     f"stored in {store.path}") from None
+            if self.settings.rules != RULES:  # finished: every round is paired as today's
+                self.settings = replace(self.settings, rules=RULES)
+                store.set_meta("settings", self.settings.to_json())
             table = self.settings.standings(self.games, self.rounds)
             write_outputs(self.out, self.settings.to_json(), table, self.games, self.rounds)
             return table
@@ -264,6 +267,13 @@ class Runner:
         if stored is None:
             store.add_round(plan)
             self.rounds.append(plan)
+        elif stored != plan and self.settings.rules != RULES:
+            raise StoreError(
+                f"{self.out} was begun by an older arena (tournament rules "
+                f"{self.settings.rules}, this one follows {RULES}) that paired round "
+                f"{plan.round} otherwise: a run cannot change its pairing rules midway; "
+                "finish it with the arena that began it, or start it again in a new "
+                f"directory (its stored games still give standings: arena standings {self.out})")
         elif stored != plan:
             raise StoreError(f"round {plan.round} was recorded with another pairing than the "
                              "one this run computes: the database does not match this "

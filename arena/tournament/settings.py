@@ -16,8 +16,15 @@ from typing import Any
 from arena.core.game import Json
 from arena.tournament.config import Format, TournamentConfig
 from arena.tournament.pairing import RoundPlan
+from arena.tournament.ratings import BATCH
 from arena.tournament.standings import PointsRule, Standings, compute
 from arena.tournament.store import StoredGame
+
+RULES = 2
+"""The version of the tournament rules: how rounds are paired and standings computed. A run
+begun under other rules cannot be continued by this arena when its pairings differ (a
+Swiss would change rules midway), and `arena verify` does not hold its results.json to
+today's standings. 2: issue 11 (k-seat Swiss that avoids repeats first, forfeit wins)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +53,11 @@ class Settings:
     rounds: int | None = None
     withdrawn: tuple[Change, ...] = ()
     entered: tuple[Change, ...] = ()
+    rating: str = BATCH
+    """The batch rater of the final table (a name in `ratings.RATERS`)."""
+    rules: int = RULES
+    """The tournament rules (pairing and standings) the run was begun under: 1 for a run
+    stored before they were numbered."""
     extra: Mapping[str, Json] = field(default_factory=dict)
     """Keys another kind of run stores beside these (kept as they are)."""
 
@@ -54,7 +66,7 @@ class Settings:
         """Return the settings of a tournament file."""
         return cls(config.name, config.game, config.format.value,
                    tuple(b.name for b in config.bots), config.points, config.bye_points,
-                   config.table.size, config.seed, config.rounds)
+                   config.table.size, config.seed, config.rounds, rating=config.rating)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any],
@@ -77,6 +89,8 @@ class Settings:
             rounds=None if _number(data.get("rounds")) is None
             else int(_number(data.get("rounds")) or 0),
             withdrawn=_changes(data.get("withdrawn")), entered=_changes(data.get("entered")),
+            rating=str(data.get("rating") or BATCH),
+            rules=int(_number(data.get("rules")) or 1),
             extra={k: v for k, v in data.items() if k not in known})
 
     def to_json(self) -> dict[str, Json]:
@@ -85,7 +99,7 @@ class Settings:
             **self.extra, "name": self.name, "game": self.game, "format": self.format,
             "bots": list(self.bots), "points": list(self.points) if self.points else None,
             "bye_points": self.bye_points, "table_size": self.table_size, "seed": self.seed,
-            "rounds": self.rounds}
+            "rounds": self.rounds, "rating": self.rating, "rules": self.rules}
         if self.withdrawn:
             out["withdrawn"] = [c.to_json() for c in self.withdrawn]
         if self.entered:
@@ -115,7 +129,8 @@ class Settings:
                   with_fit: bool = True) -> Standings:
         """Return the standings after `games` (and, in a Swiss, the byes of `rounds`)."""
         return compute(list(self.bots), games, rounds, self.rule, self.table_size,
-                       self.format == Format.SWISS.value, with_fit, self.seed)
+                       self.format == Format.SWISS.value, with_fit, self.seed, self.rating,
+                       {c.bot: c.after_round for c in self.withdrawn})
 
 
 def _number(value: object) -> float | None:

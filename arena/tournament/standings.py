@@ -8,7 +8,7 @@ fit with the LOS of each row over the next, and the crosstable of pairwise resul
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.core.game import Json
@@ -23,7 +23,7 @@ from arena.tournament.ratings import (
     OnlineRater,
     pairwise,
 )
-from arena.tournament.store import StoredGame
+from arena.tournament.store import GameKey, StoredGame
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +68,9 @@ class Row:
     wins: float = 0.0
     placing_sum: int = 0
     byes: int = 0
+    forfeit_wins: int = 0
+    """Games of a Swiss round paired before an opponent withdrew, never played: scored as
+    won against the withdrawn bot (see `compute`), not counted as games."""
     buchholz: float = 0.0
     sb: float = 0.0
     """Sonneborn-Berger: over every opponent met, the pairwise result (1 for a better
@@ -100,6 +103,7 @@ class Row:
         return {
             "rank": self.rank, "bot": self.bot, "games": self.games,
             "points": round(self.points, 4), "score": self.score, "byes": self.byes,
+            "forfeit_wins": self.forfeit_wins,
             "buchholz": round(self.buchholz, 4), "sb": round(self.sb, 4),
             "elo": round(self.elo, 1),
             "fit_elo": None if self.fit_elo is None else round(self.fit_elo, 1),
@@ -153,8 +157,10 @@ class Standings:
 
 def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[RoundPlan],
             rule: PointsRule, table_size: int, swiss_byes: bool = False,
-            with_fit: bool = True, seed: int = 0) -> Standings:
-    """Return the standings after `games` (and the byes of `rounds` for Swiss)."""
+            with_fit: bool = True, seed: int = 0, rater: str = BATCH,
+            withdrawn: Mapping[str, int] | None = None) -> Standings:
+    """Return the standings after `games` (and the byes of `rounds` for Swiss, and the
+    forfeits of the bots `withdrawn` after the round given, each bot's last paired)."""
     rows = {bot: Row(bot) for bot in bots}
     elo = ONLINE_RATERS[ONLINE]()
     ordered = sorted(games, key=lambda g: (g.key.round, g.key.table, g.key.repeat))
@@ -167,11 +173,12 @@ def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[R
                 for bot in plan.byes:
                     rows[bot].byes += 1
                     rows[bot].points += rule.bye_points(table_size)
+        _add_forfeits(rows, ordered, rounds, rule, withdrawn or {})
     for row in rows.values():
         row.elo = elo.rating(row.bot)
         row.buchholz = sum(rows[o].points for o in row.opponents if o in rows)
         row.sb = sum(result * rows[o].points for o, result in row.results if o in rows)
-    result = RATERS[BATCH]().fit([[(s.bot, s.placing) for s in g.record.seats]
+    result = RATERS.get(rater, RATERS[BATCH])().fit([[(s.bot, s.placing) for s in g.record.seats]
                                   for g in ordered]) if with_fit and ordered else None
     if result is not None:
         for bot, rating in result.ratings.items():
@@ -186,6 +193,30 @@ def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[R
         for row, below in zip(ranked, ranked[1:], strict=False):
             row.los_next = result.los.get(row.bot, {}).get(below.bot)
     return Standings(tuple(ranked), result, len(ordered), crosstable(ordered))
+
+
+def _add_forfeits(rows: dict[str, Row], games: Sequence[StoredGame],
+                  rounds: Sequence[RoundPlan], rule: PointsRule,
+                  withdrawn: Mapping[str, int]) -> None:
+    """Score the games a Swiss paired before a bot withdrew that were never played, as an
+    arbiter scores an unplayed paired game: a forfeit win for those who came. At a table of
+    k the withdrawn bots take the last places and the others share the places above (at
+    two seats: a win). In a round-robin or gauntlet an unplayed game just does not count:
+    they rank by points per game."""
+    played = {g.key for g in games}
+    for plan in rounds:
+        for table in plan.tables:
+            gone = {b for b in table.bots if withdrawn.get(b, -1) >= plan.round}
+            if not gone:
+                continue
+            for repeat, seating in enumerate(table.seatings):
+                if GameKey(plan.round, table.index, repeat) in played:
+                    continue
+                came = [b for b in seating if b not in gone and b in rows]
+                share = sum(rule.place(p, len(seating)) for p in range(1, len(came) + 1))
+                for bot in came:
+                    rows[bot].points += share / len(came)
+                    rows[bot].forfeit_wins += 1
 
 
 def crosstable(games: Sequence[StoredGame]) -> Crosstable:

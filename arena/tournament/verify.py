@@ -33,7 +33,7 @@ from arena.tournament.compare import deal_seed
 from arena.tournament.outputs import results_json, standings_csv
 from arena.tournament.pairing import RoundPlan
 from arena.tournament.secret import game_seed, read_salt
-from arena.tournament.settings import Settings
+from arena.tournament.settings import RULES, Settings
 from arena.tournament.standings import Standings
 from arena.tournament.store import PUBLIC, GameRow, Store, StoredGame
 
@@ -92,7 +92,13 @@ def verify_run(directory: Path, registry: Registry) -> Report:
         if record is not None:
             verified.append(StoredGame(row.key, record))
     _check_unreferenced(run, report)
-    if len(verified) == len(run.rows):  # a missing game would make every row differ
+    rules = Settings.from_json(run.settings).rules
+    if rules != RULES:  # its results.json was ranked by other rules (fewer keys, too)
+        report.notes.append(
+            f"results.json and standings.csv not compared: the run was begun under older "
+            f"tournament rules ({rules}; this arena follows {RULES}); `arena standings "
+            f"{directory}` ranks its verified games by today's")
+    elif len(verified) == len(run.rows):  # a missing game would make every row differ
         table = _standings(run, verified)
         _check_results_json(run, table, verified, report)
         _check_standings_csv(run, table, report)

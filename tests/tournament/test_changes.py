@@ -7,13 +7,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from arena.core.errors import ArenaError
+from arena.core.errors import ArenaError, StoreError
 from arena.tournament.outputs import standings_from_store
 from arena.tournament.runner import Runner
+from arena.tournament.settings import RULES, Settings
 from arena.tournament.store import Store
 from tests.tournament.fakes import FakeReferee
 from tests.tournament.test_runner import config, pin_salt, run
@@ -93,7 +95,17 @@ def test_a_bot_enters_a_swiss_between_rounds(tmp_path: Path) -> None:
     assert "bot7" in seated(tmp_path, range(3, 5))
     settings, table = standings_from_store(tmp_path)
     assert settings["entered"] == [{"bot": "bot7", "after_round": 2}]
-    assert next(r for r in table.rows if r.bot == "bot7").games == 2
+    row = next(r for r in table.rows if r.bot == "bot7")
+    assert row.games == 2
+    # as a chess open scores the rounds before a late entry: nothing (no bye, no forfeit)
+    store = Store.open(tmp_path, None)
+    games = store.games()
+    store.close()
+    rule = Settings.from_json(settings).rule
+    assert row.byes == row.forfeit_wins == 0
+    assert row.points == sum(rule.game([s.placing for s in g.record.seats])[i]
+                             for g in games for i, s in enumerate(g.record.seats)
+                             if s.bot == "bot7")
     resume(bigger, tmp_path)  # the recorded entry keeps the file accepted
     with pytest.raises(ArenaError, match="in the run already"):
         resume(bigger, tmp_path, enter=("bot7",))
@@ -118,3 +130,96 @@ def test_withdraw_and_enter_need_resume(tmp_path: Path) -> None:
         result = CliRunner().invoke(main, ["run", str(file), option, "a"])
         assert result.exit_code == 2 and "add --resume" in result.output
         assert not (tmp_path / "runs").exists()
+
+
+def set_settings(out: Path, **changes: object) -> None:
+    """Rewrite keys of the settings a run stored (as an older arena would have left them)."""
+    with closing(sqlite3.connect(out / "results.sqlite")) as db, db:
+        data = json.loads(db.execute("SELECT value FROM meta WHERE key = 'settings'")
+                          .fetchone()[0])
+        data.update(changes)
+        for key in [k for k, v in changes.items() if v is None]:
+            del data[key]
+        db.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (json.dumps(data),))
+
+
+def test_a_withdrawal_from_a_paired_round_gives_forfeit_wins(tmp_path: Path) -> None:
+    # a chess arbiter scores a paired game the opponent never came to as won
+    cfg = config("swiss", extra="rounds: 4\n", bots=6)
+    run(cfg, tmp_path, concurrency=1)
+    with closing(sqlite3.connect(tmp_path / "results.sqlite")) as db, db:
+        for table in ("games", "seats"):  # round 3 paired, none of its games played
+            db.execute(f"DELETE FROM {table} WHERE round > 2")
+        db.execute("DELETE FROM rounds WHERE round > 3")
+    store = Store.open(tmp_path, None)
+    third = next(p for p in store.rounds() if p.round == 3)
+    store.close()
+    opponent = next(b for t in third.tables if "bot3" in t.bots for b in t.bots if b != "bot3")
+    resume(cfg, tmp_path, withdraw=("bot3",))
+    stored, table = standings_from_store(tmp_path)
+    assert stored["withdrawn"] == [{"bot": "bot3", "after_round": 3}]
+    assert "bot3" not in seated(tmp_path, range(3, 5))
+    store = Store.open(tmp_path, None)
+    games, rounds = store.games(), store.rounds()
+    store.close()
+    settings = Settings.from_json(stored)
+    unforfeited = replace(settings, withdrawn=()).standings(games, rounds)
+    points = {r.bot: r.points for r in table.rows}
+    before = {r.bot: r.points for r in unforfeited.rows}
+    # the opponent gets a win's points (2 seats: 1) for the game never played, no game
+    assert points[opponent] == before[opponent] + 1
+    row = next(r for r in table.rows if r.bot == opponent)
+    assert row.forfeit_wins == 1 and row.games == 3 - row.byes
+    assert all(points[b] == before[b] for b in points if b != opponent)
+    assert all(r.forfeit_wins == 0 for r in table.rows if r.bot != opponent)
+
+
+def test_a_forfeit_at_a_table_of_four_shares_the_places_above_the_withdrawn() -> None:
+    from arena.tournament.pairing import RoundPlan, Table
+    from arena.tournament.settings import Change
+
+    plan = RoundPlan(1, (Table(0, (("a", "b", "c", "d"),)),))
+    settings = Settings(format="swiss", bots=("a", "b", "c", "d"), table_size=4,
+                        withdrawn=(Change("d", 1),))
+    table = settings.standings([], [plan], with_fit=False)
+    # d takes the last place, a, b and c share places 1-3 (3, 2 and 1 points): 2 each
+    assert {r.bot: r.points for r in table.rows} == {"a": 2, "b": 2, "c": 2, "d": 0}
+    assert {r.bot: r.forfeit_wins for r in table.rows} == {"a": 1, "b": 1, "c": 1, "d": 0}
+    round_robin = replace(settings, format="round-robin").standings([], [plan], False)
+    assert all(r.points == 0 for r in round_robin.rows)  # ranked per game: nothing to make up
+
+
+def swap_round_pairing(out: Path, number: int) -> None:
+    """Make the stored pairing of round `number` another one (as older rules paired it)."""
+    with closing(sqlite3.connect(out / "results.sqlite")) as db, db:
+        data = json.loads(db.execute("SELECT pairing FROM rounds WHERE round = ?",
+                                     (number,)).fetchone()[0])
+        first, second = data["tables"][0][0], data["tables"][1][0]
+        first[0], second[0] = second[0], first[0]
+        db.execute("UPDATE rounds SET pairing = ? WHERE round = ?", (json.dumps(data), number))
+
+
+def test_a_swiss_begun_under_older_rules_is_refused_in_one_line(tmp_path: Path) -> None:
+    cfg = config("swiss", extra="rounds: 4\n", bots=7)
+    run(cfg, tmp_path, concurrency=1)
+    cut_after(tmp_path, 2)
+    set_settings(tmp_path, rules=None)  # stored before rules were numbered
+    swap_round_pairing(tmp_path, 2)
+    with pytest.raises(StoreError) as info:
+        resume(cfg, tmp_path)
+    message = str(info.value)
+    assert "\n" not in message and "older arena (tournament rules 1" in message
+    assert "round 2" in message and f"arena standings {tmp_path}" in message
+    assert standings_from_store(tmp_path)[1].games == 2 * 3  # its games still rank
+    assert seated(tmp_path, range(3, 5)) == set()  # nothing played
+
+
+def test_an_older_run_whose_pairings_agree_resumes_and_takes_todays_rules(
+        tmp_path: Path) -> None:
+    cfg = config("swiss", extra="rounds: 4\n", bots=7)
+    run(cfg, tmp_path, concurrency=1)
+    cut_after(tmp_path, 2)
+    set_settings(tmp_path, rules=None)
+    resume(cfg, tmp_path)
+    settings, table = standings_from_store(tmp_path)
+    assert settings["rules"] == RULES and table.games == 4 * 3

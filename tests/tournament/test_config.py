@@ -179,3 +179,34 @@ def test_preflight_looks_up_the_program_behind_a_stdio_prefix(tmp_path: Path) ->
     missing = GOOD.replace('"{python} -c pass"', '"stdio:no-such-program-xyz"')
     with pytest.raises(ConfigError, match="command 'no-such-program-xyz' not found"):
         preflight(parse_config(missing, "t.yaml", tmp_path, toy_registry()))
+
+
+def test_rating_chooses_a_registered_rater_and_is_not_in_the_fingerprint(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.tournament import ratings
+    from arena.tournament.settings import Settings
+    from arena.tournament.store import GameKey
+    from tests.tournament.test_accuracy import stored
+
+    class Fixed:
+        """A rater that rates every bot 1234 (to see that it is the one used)."""
+
+        def fit(self, games: object) -> ratings.Fit:
+            rated = {b: ratings.Rating(b, 1234.0, 1.0, 2.0) for b in ("a", "b", "c")}
+            return ratings.Fit(rated, {}, 0, (("a", "b", "c"),))
+
+    monkeypatch.setitem(ratings.RATERS, "fixed", Fixed)
+    default = parse_config(GOOD, "t.yaml", Path("/tmp"), toy_registry())
+    chosen = parse_config(GOOD + "rating: fixed\n", "t.yaml", Path("/tmp"), toy_registry())
+    assert (default.rating, chosen.rating) == ("plackett-luce", "fixed")
+    assert default.fingerprint == chosen.fingerprint  # it changes no game and no pairing
+    game = stored(["a", "b", "c"], ("a", "b", "c"), GameKey(1, 0, 0))
+    settings = Settings.from_json(Settings.of(chosen).to_json())  # as stored and read back
+    assert {r.fit_elo for r in settings.standings([game], []).rows} == {1234.0}
+    assert {r.fit_elo for r in Settings.of(default).standings([game], []).rows} != {1234.0}
+
+
+def test_an_unknown_rating_names_its_line_and_the_registered_raters() -> None:
+    found = problems(GOOD + "rating: glicko\n")
+    assert found == [f"t.yaml:{GOOD.count(chr(10)) + 1}: rating 'glicko' is not one of "
+                     "plackett-luce"]

@@ -225,3 +225,18 @@ def test_a_replay_of_the_wrong_shape_is_a_mismatch_not_a_crash(runner: CliRunner
     assert result.stdout.splitlines() == [
         f"{key}: replay replays/{key}.jsonl differs from the digest stored with the game",
         f"{key}: re-simulation: the replay is not valid (KeyError: 'termination')"]
+
+
+def test_a_run_begun_under_older_rules_is_verified_without_its_results_files(
+        runner: CliRunner, run: Path) -> None:
+    # its results.json was ranked by the older rules: comparing it would list every
+    # difference of the rules as a mismatch
+    with closing(sqlite3.connect(run / "results.sqlite")) as db, db:
+        data = json.loads(db.execute("SELECT value FROM meta WHERE key = 'settings'")
+                          .fetchone()[0])
+        del data["rules"]
+        db.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (json.dumps(data),))
+    result = verify(runner, run)
+    assert result.exit_code == 0, result.output
+    assert f"{GAMES} games verified" in result.stdout
+    assert "begun under older tournament rules (1; this arena follows" in result.stderr
