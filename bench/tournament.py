@@ -9,7 +9,8 @@
   game (the run's own CPU plus every worker's and bot's) with its ratio to 1 worker's (goal
   <= 1.15);
 - the time to pair one Swiss round of 1000 bots, 2 seats and tables of 4;
-- the share of tables repeating a pair, Swiss against the round-robin design;
+- the share of tables repeating a pair, Swiss against the round-robin design, and the
+  round-robin design's spread of meetings;
 - the time of the batch rating fit at 200 bots x 100k 4-seat games (target < 5 s) and at
   1,000 bots x 1M games (target < 60 s).
 
@@ -199,6 +200,18 @@ def repeat_rates() -> None:
               f"round-robin design {totals[2] / totals[3]:.1%} of tables repeat a pair")
 
 
+def design_spread() -> None:
+    """Print the round-robin design's meeting spread for the issue's fields (3 seeds)."""
+    sys.path.insert(0, str(ROOT))
+    from tests.tournament.test_schedules import meeting_spread
+
+    for n, size in ((12, 6), (13, 3), (15, 3), (16, 4), (21, 3)):
+        spread = [meeting_spread(n, size, seed) for seed in range(3)]
+        print(f"  {n} bots, tables of {size}: pairs never met {[s[0] for s in spread]}, "
+              f"met twice or more {[s[1] for s in spread]}, squared meetings "
+              f"{[s[2] for s in spread]}")
+
+
 def fit_time(bots: int, games: int, seats: int = 4) -> float:
     """Fit `games` synthetic games of `seats` among `bots` bots (placings drawn from
     Plackett-Luce); return the seconds of the fit alone."""
@@ -229,6 +242,8 @@ def main() -> None:
           f"{swiss_1000(4):.2f} s")
     print("repeated meetings (5 seeds each):")
     repeat_rates()
+    print("round-robin design, default rounds (seeds 0-2):")
+    design_spread()
     print(f"batch fit, 200 bots x 100k 4-seat games: {fit_time(200, 100_000):.2f} s "
           "(target < 5 s)")
     sys.stdout.flush()

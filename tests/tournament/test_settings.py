@@ -8,7 +8,7 @@ from pathlib import Path
 
 from arena.core.record import GameRecord
 from arena.tournament.config import load_config
-from arena.tournament.settings import Change, Settings
+from arena.tournament.settings import RULES, Change, Settings
 from arena.tournament.store import GameKey, StoredGame
 
 FILE = """\
@@ -31,7 +31,8 @@ def test_settings_store_the_keys_runs_always_stored_and_read_back(tmp_path: Path
     stored = settings.to_json()
     assert stored == {"name": "s", "game": "machiavelli@1", "format": "swiss",
                       "bots": ["b0", "b1", "b2", "b3"], "points": [3.0, 1.0, 0.0],
-                      "bye_points": 1.0, "table_size": 3, "seed": 4, "rounds": 3}
+                      "bye_points": 1.0, "table_size": 3, "seed": 4, "rounds": 3,
+                      "rating": "plackett-luce", "rules": RULES}
     assert Settings.from_json(stored) == settings
     changed = settings.with_change([Change("b1", 2)], [Change("late", 1)])
     again = Settings.from_json(changed.to_json())
