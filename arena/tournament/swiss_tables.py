@@ -27,6 +27,9 @@ still seat a pair that met (see `grouping.search`); none once no table does."""
 LOOKAHEAD_TABLES, STARTS, LOOKAHEAD_KICKS = 8, 8, 15
 """A round of at most `LOOKAHEAD_TABLES` tables that repeats, or has rounds to follow, is
 chosen among `STARTS` more local searches (of `LOOKAHEAD_KICKS` kicks each)."""
+FEW_TABLES, FEW_STARTS = 4, 24
+"""Rounds of at most `FEW_TABLES` tables (each search cheap, and the field small enough to
+run out of new opponents soonest) get `FEW_STARTS` more local searches instead."""
 
 Sizes = Callable[[int], tuple[list[int], int]]
 """Table sizes and the number of byes for a number of bots (`pairing.table_sizes`)."""
@@ -66,7 +69,7 @@ def swiss_tables(playing: Sequence[str], sizes: Sequence[int],
     planner = random.Random(rng.random())
     best, best_score = found, score(found)
     starts = [greedy(playing, sizes, met, window=len(playing))]  # meetings first, as a design
-    for number in range(STARTS):
+    for number in range(FEW_STARTS if len(found) <= FEW_TABLES else STARTS):
         if best_score[:2] == (0, 0):  # nothing repeats, now or later: nothing to gain
             break
         if number < len(starts):
