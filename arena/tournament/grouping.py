@@ -5,8 +5,10 @@ lowest when every pair meets as equally often as the games allow. Putting a pair
 met m times together again adds 2m + 1 to that sum, so a round is best when the sum of
 earlier meetings over the pairs it seats is least. Tables are filled greedily, then
 improved by swapping two bots of different tables while that lowers the cost (a local
-search, as used for social-golfer designs). A Swiss round adds a cost for the rank
-distance of the bots seated together, so that tables stay within score groups.
+search, as used for social-golfer designs), and kicked out of its local optima by random
+swaps aimed at the tables that repeat (`search`). A Swiss round adds a cost for the rank
+distance of the bots seated together, so that tables stay within score groups, and one for
+each table that repeats at all (`Cost`).
 """
 
 from __future__ import annotations

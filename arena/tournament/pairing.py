@@ -256,9 +256,10 @@ def swiss_round(number: int, ranked: Sequence[str], history: History, size: int,
 
     Two seats: a maximum-weight matching of the whole field (`arena.tournament.swiss`),
     which looks `rounds_left` rounds ahead (this one included) in small fields.
-    N seats: byes to the lowest-ranked bots with the fewest byes; tables cut top-down, then
-    improved by swaps that lower earlier meetings first and the rank spread second; seats
-    go to whoever held them least at tables of that size.
+    N seats: tables that repeat no meeting the search can avoid, then within score groups
+    (`arena.tournament.swiss_tables`, looking ahead `rounds_left` rounds in small fields);
+    byes to the lowest-ranked bots with the fewest byes, or to the next few such sets when
+    that forces a repeat; seats to whoever held them least at tables of that size.
     """
     if size == 2 and smallest == 2:
         fld = swiss.Field(ranked, swiss.score_groups(ranked, points),
