@@ -19,7 +19,7 @@ back), which keeps a game's views a few times smaller than its replay.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,10 +99,12 @@ def _view(replay: Replay, frames: Sequence[Moment], seat: int | None, shared: Se
     previous: dict[str, Json] = {}
     out: list[Json] = []
     for moment in frames:
-        state = (moment.observations[seat] if seat is not None
-                 else {k: moment.observations[0][k] for k in shared})
-        changed = {k: v for k, v in state.items() if k not in previous or previous[k] != v}
-        previous = state
+        # the public view reads seat 0's observation, its shared keys only (no copy)
+        observed = moment.observations[0 if seat is None else seat]
+        keys: Iterable[str] = observed if seat is not None else shared
+        changed = {k: observed[k] for k in keys
+                   if k not in previous or previous[k] != observed[k]}
+        previous = observed
         out.append(_frame(moment.step, changed, seat, forfeits))
     return {"view": PUBLIC if seat is None else seat_view_name(seat), "seat": seat,
             "header": _header(replay), "frames": out, "end": _end(replay)}

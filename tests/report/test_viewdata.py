@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
+from rich.console import Console
 
 from arena.cli import main
+from arena.cli import report as cli_report
+from arena.report.data import load_run
 from arena.report.viewdata import DATA, STAMP, ViewsHook, ensure_views, is_current, unpack
 from arena.tournament.config import load_config
 from arena.tournament.runner import Progress, Runner
@@ -86,3 +91,17 @@ def test_the_hook_never_stops_a_run_and_the_report_names_the_game(
     # a pipe gets plain progress lines while the report makes views
     assert "report: viewer data 1/4 games" in result.output
     assert "report: viewer data 4/4 games" in result.output
+
+
+def test_a_terminal_gets_a_progress_bar_while_views_are_made(
+        finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = io.StringIO()
+    monkeypatch.setattr(cli_report, "err_console",
+                        Console(file=screen, force_terminal=True, width=100))
+    built = cli_report.build_with_progress(load_run(finished_run), tmp_path / "site")
+    assert built.views == 16
+    shown = screen.getvalue()
+    assert "report: viewer data" in shown and "4/4" in shown
+    screen.truncate(0)
+    cli_report.build_with_progress(load_run(finished_run), tmp_path / "site")  # all reused
+    assert screen.getvalue() == ""
