@@ -1,7 +1,7 @@
 """Machiavelli actions: one frozen value type, its wire form, and parsing from the wire.
 
 Every action is `{"type": ...}` plus at most the fields `character`, `district`, `seat`,
-`resource`, `district_type` and `give`.
+`resource`, `district_type`, `give` and `amount`.
 Imports only the standard library and `arena.core`.
 """
 
@@ -67,6 +67,8 @@ class ActionType(StrEnum):
     FRAMEWORK = "framework"
     NECROPOLIS = "necropolis"
     TRADE_DISTRICTS = "trade_districts"
+    ABBOT_INCOME = "abbot_income"
+    TAKE_FROM_RICHEST = "take_from_richest"
     DONE = "done"
     END_TURN = "end_turn"
 
@@ -83,7 +85,8 @@ _FIELDS: dict[ActionType, tuple[str, ...]] = {
     T.SPY: ("seat", "district_type"), T.LOOK: ("seat",), T.TAKE_CARD: ("district",),
     T.GIVE_CARD: ("seat", "district"), T.ARMORY: ("seat", "district"),
     T.FRAMEWORK: ("district",), T.NECROPOLIS: ("district",),
-    T.TRADE_DISTRICTS: ("seat", "district", "give"),
+    T.TRADE_DISTRICTS: ("seat", "district", "give"), T.ABBOT_INCOME: ("amount",),
+    T.TAKE_FROM_RICHEST: ("seat",),
 }
 RESOURCES = ("gold", "cards")
 """Values of the `resource` field (the Navigator's choice)."""
@@ -99,7 +102,8 @@ ALLOWED: dict[Kind, frozenset[ActionType]] = {
         T.GATHER_GOLD, T.GATHER_CARDS, T.BUILD, T.PAY_WITH_CARDS, T.COLLECT_INCOME, T.KILL,
         T.ROB, T.SWAP_HANDS, T.EXCHANGE_CARDS, T.DESTROY, T.BEAUTIFY, T.TAKE_TAX,
         T.LABORATORY, T.SMITHY, T.NAVIGATE, T.STUDY, T.SEIZE, T.SPY, T.LOOK, T.FORESEE,
-        T.ARMORY, T.FRAMEWORK, T.NECROPOLIS, T.TRADE_DISTRICTS, T.END_TURN,
+        T.ARMORY, T.FRAMEWORK, T.NECROPOLIS, T.TRADE_DISTRICTS, T.ABBOT_INCOME,
+        T.TAKE_FROM_RICHEST, T.END_TURN,
     }),
     Kind.TAKE_CARD: frozenset({T.TAKE_CARD}),
     Kind.WIZARD_BUILD: frozenset({T.DONE, T.BUILD}),
@@ -118,6 +122,7 @@ class Action:
     resource: str | None = None
     district_type: str | None = None
     give: str | None = None
+    amount: int | None = None
 
     def to_wire(self) -> dict[str, Json]:
         """Return the canonical wire form (a JSON object with a `type`)."""
@@ -134,24 +139,26 @@ class Action:
             wire["district_type"] = self.district_type
         if self.give is not None:
             wire["give"] = self.give
+        if self.amount is not None:
+            wire["amount"] = self.amount
         return wire
 
 
 _INTERNED: dict[tuple[ActionType, Character | None, str | None, int | None, str | None,
-                      str | None, str | None], Action] = {}
+                      str | None, str | None, int | None], Action] = {}
 _WIRES: dict[int, dict[str, Json]] = {}
 
 
 def make(action_type: ActionType, character: Character | None = None,
          district: str | None = None, seat: int | None = None,
          resource: str | None = None, district_type: str | None = None,
-         give: str | None = None) -> Action:
+         give: str | None = None, amount: int | None = None) -> Action:
     """Return the one shared `Action` with these fields (cheap on the hot path)."""
-    key = (action_type, character, district, seat, resource, district_type, give)
+    key = (action_type, character, district, seat, resource, district_type, give, amount)
     action = _INTERNED.get(key)
     if action is None:
         action = _INTERNED[key] = Action(action_type, character, district, seat, resource,
-                                         district_type, give)
+                                         district_type, give, amount)
         _WIRES[id(action)] = action.to_wire()
     return action
 
@@ -227,6 +234,7 @@ def parse(kind: str, payload: Json) -> Action:
         _resource(payload, action_type) if "resource" in fields else None,
         _district_type(payload, action_type) if "district_type" in fields else None,
         _district(payload, action_type, "give") if "give" in fields else None,
+        _seat(payload, action_type, "amount") if "amount" in fields else None,
     )
 
 
@@ -265,10 +273,10 @@ def _district(payload: dict[str, Json], action_type: ActionType,
     return value
 
 
-def _seat(payload: dict[str, Json], action_type: ActionType) -> int:
+def _seat(payload: dict[str, Json], action_type: ActionType, field: str = "seat") -> int:
     # the range is checked by validation (an absent seat is illegal, not malformed)
-    value = payload["seat"]
+    value = payload[field]
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise MalformedAction(f"{action_type.value}: seat {wire_text(value)} is not a seat "
-                              "number")
+        what = "a seat number" if field == "seat" else "a count (an integer >= 0)"
+        raise MalformedAction(f"{action_type.value}: {field} {wire_text(value)} is not {what}")
     return value

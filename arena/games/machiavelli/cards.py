@@ -67,7 +67,8 @@ the Queen is banned below 5 players, and one default for every count keeps thing
 
 IMPLEMENTED: frozenset[Character] = frozenset((
     *BASE_CAST, _C.QUEEN, _C.ARTIST, _C.TAX_COLLECTOR, _C.PATRICIAN, _C.ALCHEMIST, _C.TRADER,
-    _C.NAVIGATOR, _C.SCHOLAR, _C.MARSHAL, _C.SPY, _C.WIZARD, _C.SEER, _C.DIPLOMAT))
+    _C.NAVIGATOR, _C.SCHOLAR, _C.MARSHAL, _C.SPY, _C.WIZARD, _C.SEER, _C.DIPLOMAT,
+    _C.ABBOT))
 """The characters the engine plays; options naming another are refused (issue 12 adds them
 in batches)."""
 
@@ -113,6 +114,9 @@ INCOME_TYPE: dict[Character, DistrictType] = {
 }
 """Characters that take 1 gold (or card) per district of a type (`collect_income`)."""
 INCOME_CARDS = frozenset((Character.PATRICIAN,))
+INCOME_TYPE_OF = {**INCOME_TYPE, Character.ABBOT: DistrictType.RELIGIOUS}
+"""The district type of every character with district income (the Abbot's is a mix of gold
+and cards, offered as `abbot_income` options, so he is not in `INCOME_TYPE`)."""
 """Characters whose district income is cards, not gold."""
 
 

@@ -20,10 +20,12 @@ from .turn import (
     BUILD,
     CITY_OPTIONS,
     DONE,
+    INCOME_OPTIONS,
     PENDING,
     build_cost,
     can_place,
     draw,
+    income,
     size,
 )
 
@@ -357,14 +359,61 @@ def trade_districts(state: State, seat: int, action: Action, events: list[Event]
     grew(state, target, before[1], events)
 
 
+# --- the Abbot ---------------------------------------------------------------------------
+
+ABBOT_INCOME = ActionTable(T.ABBOT_INCOME, "amount")
+TAKE_FROM_RICHEST = ActionTable(T.TAKE_FROM_RICHEST, "seat")
+
+
+def _abbot(state: State, seat: int) -> tuple[Action, ...]:
+    """The Abbot's 1 gold from the richest player, when he is not among the richest (he
+    chooses among tied richest players); his income is offered by `abbot_income_options`."""
+    purse = state.gold
+    richest = max(purse)
+    if purse[seat] == richest:
+        return ()
+    return tuple(TAKE_FROM_RICHEST[s] for s in range(state.players) if purse[s] == richest)
+
+
+def abbot_income_options(state: State, seat: int) -> tuple[Action, ...]:
+    """One option per split of his religious income: `amount` gold, the rest cards."""
+    total = income(state, seat, Character.ABBOT)
+    return tuple(ABBOT_INCOME[k] for k in range(total, -1, -1))
+
+
+def abbot_income(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    total = income(state, seat, Character.ABBOT)
+    amount = int(str(action.amount))
+    state.used.append("income")
+    state.gold[seat] += amount
+    events.append(public("income", seat=seat, character="abbot", amount=amount,
+                         gold=gold((seat, amount))))
+    if total > amount:
+        drawn = draw(state, total - amount)
+        state.hands[seat].extend(drawn)
+        events.append(public("income_cards", seat=seat, character="abbot", count=len(drawn)))
+        events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
+
+
+def take_from_richest(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    richest = int(str(action.seat))
+    state.used.append("ability")
+    state.gold[richest] -= 1
+    state.gold[seat] += 1
+    events.append(public("richest_paid", seat=seat, target=richest,
+                         gold=gold((richest, -1), (seat, 1))))
+
+
 CITY_OPTIONS.append(_district_options)
+INCOME_OPTIONS[Character.ABBOT] = abbot_income_options
 ABILITIES.update({Character.NAVIGATOR: _navigate, Character.SCHOLAR: _study,
                   Character.MARSHAL: _seizures, Character.SPY: _spies,
                   Character.WIZARD: _looks, Character.SEER: _foresee,
-                  Character.DIPLOMAT: _diplomacy})
+                  Character.DIPLOMAT: _diplomacy, Character.ABBOT: _abbot})
 PENDING.update({Pending.TAKE: (_take_options, _take_context),
                 Pending.WIZARD_BUILD: (_wizard_build_options, _wizard_build_context),
                 Pending.GIVE: (_give_options, _give_context)})
 HANDLERS = {T.NAVIGATE: navigate, T.STUDY: study, T.SEIZE: seize, T.SPY: spy, T.LOOK: look,
             T.TAKE_CARD: take_card, T.FORESEE: foresee, T.GIVE_CARD: give_card,
-            T.ARMORY: armory, T.TRADE_DISTRICTS: trade_districts}
+            T.ARMORY: armory, T.TRADE_DISTRICTS: trade_districts,
+            T.ABBOT_INCOME: abbot_income, T.TAKE_FROM_RICHEST: take_from_richest}

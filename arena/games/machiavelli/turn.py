@@ -13,7 +13,7 @@ from arena.core.game import Event, Json
 
 from . import cards as C
 from .actions import Action, ActionTable, ActionType, Kind, make
-from .cards import COST, INCOME_TYPE, TYPE, Character, DistrictType
+from .cards import COST, INCOME_TYPE, INCOME_TYPE_OF, TYPE, Character, DistrictType
 from .editions import EDITIONS, edition_of
 from .events import gold, private, public
 from .state import Pending, Phase, State
@@ -67,7 +67,7 @@ def destroy_price(state: State, seat: int, district: str) -> int:
 
 def income(state: State, seat: int, character: Character) -> int:
     """Gold from districts of the character's type (School of Magic counts as that type)."""
-    kind = INCOME_TYPE[character]
+    kind = INCOME_TYPE_OF[character]
     city = state.cities[seat]
     return sum(1 for d in city if TYPE[d] is kind) + (1 if C.SCHOOL_OF_MAGIC in city else 0)
 
@@ -178,6 +178,8 @@ PENDING: dict[str, tuple[Callable[[State, int], tuple[str, tuple[Action, ...]]],
 its options, the decision's extra context). Filled by `powers` at import."""
 
 
+INCOME_OPTIONS: dict[Character, Callable[[State, int], tuple[Action, ...]]] = {}
+"""Income offered as several options (the Abbot's gold/card mix; `powers`, at import)."""
 CITY_OPTIONS: list[Callable[[State, int, list[Action]], None]] = []
 """Options of the Armory, the Framework and the Necropolis (`powers`, filled at import);
 called only when one of them is in the city (the Necropolis: in the hand)."""
@@ -192,6 +194,8 @@ def turn_actions(state: State, seat: int) -> list[Action]:
         actions = [INCOME, END_TURN] if gathered else [GATHER_GOLD, GATHER_CARDS, INCOME]
     else:
         actions = [END_TURN] if gathered else [GATHER_GOLD, GATHER_CARDS]
+        if character in INCOME_OPTIONS and "income" not in used:
+            actions.extend(INCOME_OPTIONS[character](state, seat))
     if "ability" not in used:
         abilities = ABILITIES.get(character)
         if abilities is not None:

@@ -25,7 +25,7 @@ GOLD = array(closed({"seat": SEAT, "delta": INT}))
 _FIELD_SCHEMA: dict[str, Json] = {"character": CHARACTER, "district": DISTRICT, "seat": SEAT,
                                   "resource": enum(RESOURCES),
                                   "district_type": enum(t.value for t in DistrictType),
-                                  "give": DISTRICT}
+                                  "give": DISTRICT, "amount": NAT}
 
 
 def _action_fields(action_type: ActionType) -> dict[str, Json]:
@@ -125,6 +125,8 @@ EVENTS: dict[str, tuple[dict[str, Json], str]] = {
                              "a district destroyed to build the Necropolis"),
     "districts_traded": ({"seat": SEAT, "target": SEAT, "district": DISTRICT,
                           "give": DISTRICT, "price": NAT, "gold": GOLD}, "Diplomat"),
+    "richest_paid": ({"seat": SEAT, "target": SEAT, "gold": GOLD},
+                     "the richest player gave the Abbot 1 gold"),
     "turn_ended": (_SEAT_CHARACTER, "a character's turn ended"),
     "round_ended": ({"round": NAT}, "the round ended"),
     "game_ended": ({"termination": enum(t.value for t in Termination),

@@ -69,6 +69,10 @@ SHOWN = {T.BUILD, T.PAY_WITH_CARDS}
 FACE_DOWN = {T.PAY_CARD, T.DISCARD_CARD, T.LABORATORY, T.KEEP_CARD, T.DONE}
 
 
+# actions whose `district` names a district in a city, never a card of the actor's hand
+CITY = {T.DESTROY, T.SEIZE, T.ARMORY, T.NECROPOLIS, T.TRADE_DISTRICTS}
+
+
 Swap = tuple[int, int, str, bool]
 """(observer, owner, card, set aside): a card of `owner`'s hand, or of the cards it has set
 aside this turn, that `observer` cannot see."""
@@ -153,7 +157,7 @@ def check_swaps(players: int, seed: int, rng: random.Random,
         observer, owner, card, _ = choice
         other, replacement, spare = swapped
         renamed = action
-        if owner == decision.seat and action.district == card:
+        if owner == decision.seat and action.district == card and action.type not in CITY:
             renamed = make(action.type, action.character, replacement, action.seat)
         other_events = GAME.apply(other, decision.seat, renamed)
         if sum(len(e.data["cards"]) for e in events if e.kind == "drew_cards") > spare:
