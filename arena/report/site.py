@@ -26,7 +26,14 @@ from arena.report import plots, tables
 from arena.report.catalogue import catalogue
 from arena.report.data import GameEntry, RunData, slug
 from arena.report.ladder import history_series
-from arena.report.viewdata import DATA, ensure_views, is_current, write_game_views, write_script
+from arena.report.viewdata import (
+    DATA,
+    copy_views,
+    ensure_views,
+    is_current,
+    write_game_views,
+    write_script,
+)
 from arena.tournament.outputs import write_whole
 
 ASSETS = ("report.css", "viewer.js", "games.js")
@@ -90,7 +97,8 @@ def _build(run: RunData, out: Path, on_view: ViewProgress) -> Built:
     out.mkdir(parents=True, exist_ok=True)
     copy_assets(out)
     built = Built(out)
-    viewable = _write_all_views(run.games, out, built, on_view)
+    viewable = _write_all_views(run.games, out, built, on_view,
+                                run.directory / "report" / DATA)
     pages = {row.bot: f"bots/{slug(row.bot, row.rank)}.html" for row in run.table.rows}
     env = environment()
     common: dict[str, Any] = {"run": run, "version": __version__, "pages": pages,
@@ -153,16 +161,18 @@ def _page(env: jinja2.Environment, path: Path, template: str, built: Built,
 
 
 def _write_all_views(games: Sequence[GameEntry], out: Path, built: Built,
-                     on_view: ViewProgress) -> set[str]:
+                     on_view: ViewProgress, made: Path) -> set[str]:
     """Make the views of every game whose views are missing or stale (`viewdata`), telling
-    `on_view` after each; return the keys of the games the viewer can show (the others are
+    `on_view` after each, or copy them from `made` (the run's own report data) when they
+    are current there; return the keys of the games the viewer can show (the others are
     named in `built`: no replay, or one that does not re-simulate)."""
     viewable: set[str] = set()
     todo: list[GameEntry] = []
     for game in games:
         if game.replay is None:
             built.problems.append(f"{game.key}: no replay file")
-        elif is_current(out / DATA / game.key, game.replay):
+        elif (is_current(out / DATA / game.key, game.replay)
+              or copy_views(made / game.key, out / DATA / game.key, game.replay)):
             built.reused += 1
             viewable.add(game.key)
         else:

@@ -15,6 +15,7 @@ import base64
 import gzip
 import hashlib
 import json
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +64,24 @@ def ensure_views(replay: Path, folder: Path) -> int:
     written = write_game_views(read_replay(replay), folder)
     write_whole(folder / STAMP, hashlib.sha256(data).hexdigest() + "\n")
     return written
+
+
+def copy_views(source: Path, folder: Path, replay: Path) -> bool:
+    """Copy the views in `source` into `folder` when they are the current views of `replay`
+    (`arena report DIR --out ELSEWHERE` reusing DIR's report); return whether it did. The
+    stamp is copied last, as it is written last.
+
+    Raises:
+        OSError: `folder` cannot be written.
+    """
+    if source.resolve() == folder.resolve() or not is_current(source, replay):
+        return False
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / STAMP).unlink(missing_ok=True)
+    for file in sorted(source.glob("*.js")):
+        shutil.copyfile(file, folder / file.name)
+    shutil.copyfile(source / STAMP, folder / STAMP)
+    return True
 
 
 def write_game_views(replay: Replay, folder: Path) -> int:

@@ -42,13 +42,15 @@ def test_markdown_is_the_standings_commands_tables(runner: CliRunner,
 
 def test_a_rebuild_reuses_the_viewer_data_and_gives_the_same_site(
         runner: CliRunner, finished_run: Path, tmp_path: Path) -> None:
-    out = tmp_path / "site"
-    first = runner.invoke(main, ["report", str(finished_run), "--out", str(out)])
+    run, out = tmp_path / "run", tmp_path / "site"
+    shutil.copytree(finished_run, run)
+    shutil.rmtree(run / "report")  # else --out copies the run's report's views
+    first = runner.invoke(main, ["report", str(run), "--out", str(out)])
     # four games of three seats: a public view and three seat views each
     assert first.exit_code == 0 and "16 views written, 0 games reused" in first.output, \
         first.output
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    again = runner.invoke(main, ["report", str(finished_run), "--out", str(out)])
+    again = runner.invoke(main, ["report", str(run), "--out", str(out)])
     assert "0 views written, 4 games reused" in again.output, again.output
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 

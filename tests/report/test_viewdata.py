@@ -98,10 +98,33 @@ def test_a_terminal_gets_a_progress_bar_while_views_are_made(
     screen = io.StringIO()
     monkeypatch.setattr(cli_report, "err_console",
                         Console(file=screen, force_terminal=True, width=100))
-    built = cli_report.build_with_progress(load_run(finished_run), tmp_path / "site")
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    shutil.rmtree(run / "report")
+    built = cli_report.build_with_progress(load_run(run), tmp_path / "site")
     assert built.views == 16
     shown = screen.getvalue()
     assert "report: viewer data" in shown and "4/4" in shown
     screen.truncate(0)
-    cli_report.build_with_progress(load_run(finished_run), tmp_path / "site")  # all reused
+    cli_report.build_with_progress(load_run(run), tmp_path / "site")  # all reused
     assert screen.getvalue() == ""
+
+
+def test_a_report_elsewhere_copies_the_runs_current_views(finished_run: Path,
+                                                          tmp_path: Path) -> None:
+    run, out = tmp_path / "run", tmp_path / "site"
+    shutil.copytree(finished_run, run)
+    stale = sorted((run / "replays").glob("*.jsonl"))[0]
+    data = run / "report" / DATA
+    (data / stale.stem / "seat0.js").write_text("arenaView(")  # a damaged copy ...
+    (data / stale.stem / STAMP).write_text("0" * 64 + "\n")  # ... of another replay
+    result = CliRunner().invoke(main, ["report", str(run), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    # three games copied, the stale one made again from its replay
+    assert "4 views written, 3 games reused" in " ".join(result.output.split()), result.output
+    for game in sorted((run / "replays").glob("*.jsonl")):
+        copy = out / DATA / game.stem
+        assert is_current(copy, game)
+        assert unpack((copy / "seat0.js").read_text())["seat"] == 0
+        if game != stale:
+            assert (copy / "seat1.js").read_bytes() == (data / game.stem / "seat1.js").read_bytes()
