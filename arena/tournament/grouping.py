@@ -25,8 +25,9 @@ many tables); enough for the search to reach every table of a score group."""
 KICK_NEAR = 4
 """A kick of `search` (and the local search after it) spans at most this many tables on
 either side of the table it aims at."""
-SPREAD_KICK_TABLES, SPREAD_KICKS = 4, 100
-"""`spread_rounds` kicks rounds of at most this many tables, at most this many times."""
+SPREAD_KICK_TABLES, SPREAD_KICKS, SPREAD_STALE = 2, 100, 30
+"""`spread_rounds` kicks rounds of at most this many tables, at most this many times, and
+stops after this many kicks in a row that lowered nothing (each sweep kicks again)."""
 SPREAD_WEIGHT = 256
 """In `spread_rounds`, one earlier meeting outweighs the count of pairs that met of any
 window the search compares (at most 9 tables of 8 seats: 252 pairs)."""
@@ -191,7 +192,7 @@ def spread_rounds(rounds: list[list[list[str]]], rng: random.Random, sweeps: int
             cost = Cost(counter_met(pair_counts(rounds, skip=number)), weight=SPREAD_WEIGHT,
                         again=1)
             if len(shuffled) <= SPREAD_KICK_TABLES:
-                search(shuffled, cost, rng, SPREAD_KICKS)
+                search(shuffled, cost, rng, SPREAD_KICKS, stale=SPREAD_STALE)
             else:
                 improve(shuffled, cost)
             rounds[number] = shuffled
