@@ -94,3 +94,31 @@ def test_an_explicit_list_wins_over_the_preset() -> None:
     assert resolved["districts"] == ["keep"]
     with pytest.raises(ConfigError, match="not one of"):
         GAME.resolve_rules(4, {"cast": "everyone"})
+
+
+@pytest.mark.parametrize("players", range(2, 9))
+def test_simulate_plays_random_casts_for_every_player_count(players: int) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    result = CliRunner().invoke(main, ["simulate", "machiavelli", "-p", str(players), "-n", "3",
+                                       "-r", "cast=random", "-r", "district_preset=random",
+                                       "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["games"] == 3 and sum(summary["terminations"].values()) == 3
+
+
+def test_arena_games_lists_editions_casts_and_presets() -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    result = CliRunner().invoke(main, ["games"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    for name in ("machiavelli editions", "revised", *CAST_PRESETS, "random",
+                 "tenacious-delegates", "cardinal"):
+        assert name in result.output, name
