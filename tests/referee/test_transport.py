@@ -10,6 +10,7 @@ import pytest
 import zmq
 
 from arena.referee.transport import ZmqTransport
+from tests.conditions import wait_until
 
 
 @pytest.fixture
@@ -65,3 +66,27 @@ def test_sending_to_an_unknown_peer_fails(
         pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
     transport, _ = pair
     assert not transport.send(b"\x00nobody", b"x")
+
+
+def test_drain_drops_whole_queued_messages_and_nothing_sent_later(
+        pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
+    transport, dealer = pair
+    dealer.send(b"hello")
+    got = transport.recv(2000)
+    assert got is not None
+    peer = got[0]
+    assert transport.drain(peer) == 0  # the common case: nothing queued
+    dealer.send(b"one")
+    dealer.send_multipart([b"two", b"parts"])
+    dealer.send(b"three")
+    dropped = [0]
+
+    def all_dropped() -> bool:  # they reach the socket in their own time
+        dropped[0] += transport.drain(peer)
+        return dropped[0] >= 3
+
+    wait_until(all_dropped, "three queued messages dropped")
+    assert dropped[0] == 3
+    assert transport.recv(0, peer) is None
+    dealer.send(b"after")
+    assert transport.recv(2000, peer) == (peer, [b"after"])
