@@ -31,6 +31,7 @@ class Kind(StrEnum):
     TAKE_CARD = "take_card"
     WIZARD_BUILD = "wizard_build"
     GIVE_CARD = "give_card"
+    ADVISOR = "advisor"
 
 
 class ActionType(StrEnum):
@@ -69,6 +70,8 @@ class ActionType(StrEnum):
     TRADE_DISTRICTS = "trade_districts"
     ABBOT_INCOME = "abbot_income"
     TAKE_FROM_RICHEST = "take_from_richest"
+    GIVE_CROWN = "give_crown"
+    ADVISE = "advise"
     DONE = "done"
     END_TURN = "end_turn"
 
@@ -86,7 +89,7 @@ _FIELDS: dict[ActionType, tuple[str, ...]] = {
     T.GIVE_CARD: ("seat", "district"), T.ARMORY: ("seat", "district"),
     T.FRAMEWORK: ("district",), T.NECROPOLIS: ("district",),
     T.TRADE_DISTRICTS: ("seat", "district", "give"), T.ABBOT_INCOME: ("amount",),
-    T.TAKE_FROM_RICHEST: ("seat",),
+    T.TAKE_FROM_RICHEST: ("seat",), T.GIVE_CROWN: ("seat", "resource"), T.ADVISE: ("seat",),
 }
 RESOURCES = ("gold", "cards")
 """Values of the `resource` field (the Navigator's choice)."""
@@ -103,11 +106,12 @@ ALLOWED: dict[Kind, frozenset[ActionType]] = {
         T.ROB, T.SWAP_HANDS, T.EXCHANGE_CARDS, T.DESTROY, T.BEAUTIFY, T.TAKE_TAX,
         T.LABORATORY, T.SMITHY, T.NAVIGATE, T.STUDY, T.SEIZE, T.SPY, T.LOOK, T.FORESEE,
         T.ARMORY, T.FRAMEWORK, T.NECROPOLIS, T.TRADE_DISTRICTS, T.ABBOT_INCOME,
-        T.TAKE_FROM_RICHEST, T.END_TURN,
+        T.TAKE_FROM_RICHEST, T.GIVE_CROWN, T.END_TURN,
     }),
     Kind.TAKE_CARD: frozenset({T.TAKE_CARD}),
     Kind.WIZARD_BUILD: frozenset({T.DONE, T.BUILD}),
     Kind.GIVE_CARD: frozenset({T.GIVE_CARD}),
+    Kind.ADVISOR: frozenset({T.ADVISE}),
 }
 
 

@@ -68,7 +68,7 @@ the Queen is banned below 5 players, and one default for every count keeps thing
 IMPLEMENTED: frozenset[Character] = frozenset((
     *BASE_CAST, _C.QUEEN, _C.ARTIST, _C.TAX_COLLECTOR, _C.PATRICIAN, _C.ALCHEMIST, _C.TRADER,
     _C.NAVIGATOR, _C.SCHOLAR, _C.MARSHAL, _C.SPY, _C.WIZARD, _C.SEER, _C.DIPLOMAT,
-    _C.ABBOT))
+    _C.ABBOT, _C.EMPEROR))
 """The characters the engine plays; options naming another are refused (issue 12 adds them
 in batches)."""
 
@@ -111,6 +111,7 @@ INCOME_TYPE: dict[Character, DistrictType] = {
     Character.TRADER: DistrictType.TRADE,
     Character.MARSHAL: DistrictType.MILITARY,
     Character.DIPLOMAT: DistrictType.MILITARY,
+    Character.EMPEROR: DistrictType.NOBLE,
 }
 """Characters that take 1 gold (or card) per district of a type (`collect_income`)."""
 INCOME_CARDS = frozenset((Character.PATRICIAN,))

@@ -404,16 +404,77 @@ def take_from_richest(state: State, seat: int, action: Action, events: list[Even
                          gold=gold((richest, -1), (seat, 1))))
 
 
+# --- the Emperor ----------------------------------------------------------------------------
+
+GIVE_CROWN, ADVISE = ActionTable(T.GIVE_CROWN, "seat", "resource"), ActionTable(T.ADVISE,
+                                                                                "seat")
+
+
+def _crowns(state: State, seat: int) -> tuple[Action, ...]:
+    """The Emperor must give the crown to a seat other than himself and its holder, taking
+    1 gold or 1 random hand card from it."""
+    return tuple(GIVE_CROWN[s, r] for s in range(state.players)
+                 if s != seat and s != state.crown for r in ("gold", "cards"))
+
+
+def give_crown(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    target = int(str(action.seat))
+    state.used.append("ability")
+    state.crown = target
+    events.append(public("crown_given", seat=seat, target=target, advisor=False))
+    if action.resource == "gold" and state.gold[target] > 0:
+        state.gold[target] -= 1
+        state.gold[seat] += 1
+        events.append(public("emperor_took", seat=seat, target=target, resource="gold",
+                             amount=1, gold=gold((target, -1), (seat, 1))))
+    elif action.resource == "cards" and state.hands[target]:
+        hand = state.hands[target]
+        card = hand.pop(state.rng.randrange(len(hand)))
+        state.hands[seat].append(card)
+        events.append(public("emperor_took", seat=seat, target=target, resource="cards",
+                             amount=1, gold=[]))
+        events.append(private(target, "card_lost", seat=target, district=card, by=seat))
+        events.append(private(seat, "card_gained", seat=seat, district=card, target=target))
+
+
+def start_advisor(state: State, seat: int) -> None:
+    """A killed Emperor's holder, at the end of the round, moves the crown (no resource)."""
+    state.phase, state.current_seat = "turn", seat
+    state.current_char, state.pending = Character.EMPEROR, Pending.ADVISOR
+    state.gathered, state.used, state.aside, state.builds_left = False, [], [], 0
+    state.killed = None  # the advisor has acted on it: the round end runs on without him
+
+
+def _advise_options(state: State, seat: int) -> tuple[str, tuple[Action, ...]]:
+    return Kind.ADVISOR.value, tuple(ADVISE[s] for s in range(state.players)
+                                     if s != seat and s != state.crown)
+
+
+def _advise_context(state: State, seat: int) -> dict[str, Json]:
+    return {"crown": state.crown}
+
+
+def advise(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    target = int(str(action.seat))
+    state.crown = target
+    events.append(public("crown_given", seat=seat, target=target, advisor=True))
+    state.pending = state.current_seat = state.current_char = None
+    state.phase = "round_end"
+
+
 CITY_OPTIONS.append(_district_options)
 INCOME_OPTIONS[Character.ABBOT] = abbot_income_options
 ABILITIES.update({Character.NAVIGATOR: _navigate, Character.SCHOLAR: _study,
                   Character.MARSHAL: _seizures, Character.SPY: _spies,
                   Character.WIZARD: _looks, Character.SEER: _foresee,
-                  Character.DIPLOMAT: _diplomacy, Character.ABBOT: _abbot})
+                  Character.DIPLOMAT: _diplomacy, Character.ABBOT: _abbot,
+                  Character.EMPEROR: _crowns})
 PENDING.update({Pending.TAKE: (_take_options, _take_context),
                 Pending.WIZARD_BUILD: (_wizard_build_options, _wizard_build_context),
-                Pending.GIVE: (_give_options, _give_context)})
+                Pending.GIVE: (_give_options, _give_context),
+                Pending.ADVISOR: (_advise_options, _advise_context)})
 HANDLERS = {T.NAVIGATE: navigate, T.STUDY: study, T.SEIZE: seize, T.SPY: spy, T.LOOK: look,
             T.TAKE_CARD: take_card, T.FORESEE: foresee, T.GIVE_CARD: give_card,
             T.ARMORY: armory, T.TRADE_DISTRICTS: trade_districts,
-            T.ABBOT_INCOME: abbot_income, T.TAKE_FROM_RICHEST: take_from_richest}
+            T.ABBOT_INCOME: abbot_income, T.TAKE_FROM_RICHEST: take_from_richest,
+            T.GIVE_CROWN: give_crown, T.ADVISE: advise}

@@ -11,7 +11,7 @@ from arena.core.errors import IllegalAction
 from arena.core.game import Event, Json, Termination
 from arena.core.hotpath import make_decision
 
-from . import draft, effects, scoring, turn
+from . import draft, effects, powers, scoring, turn
 from .actions import Action, Kind, shared_wires, wire_text
 from .cards import NAMES, Character
 from .events import gold, public
@@ -78,16 +78,19 @@ def _call(state: State, events: list[Event]) -> None:
 
 def _end_round(state: State, events: list[Event]) -> None:
     killed = state.killed
+    if killed is Character.EMPEROR:
+        advisor = draft.holder(state, killed)
+        if advisor is not None:
+            powers.start_advisor(state, advisor)
+            events.append(public("character_revealed", seat=advisor, character="emperor"))
+            _pay_queen(state, advisor, events)
+            return
     if killed is Character.KING or killed is Character.PATRICIAN:
         heir = draft.holder(state, killed)
         if heir is not None:
             state.crown = heir
             events.append(public("crown_taken", seat=heir, heir=True))
-            queen = next((s for s, c in state.revealed if c is Character.QUEEN), None)
-            if queen is not None and turn.neighbours(state, queen, heir):
-                state.gold[queen] += 3
-                events.append(public("bonus_gold", seat=queen, character="queen", amount=3,
-                                     gold=gold((queen, 3))))
+            _pay_queen(state, heir, events)
     events.append(public("round_ended", round=state.round))
     if state.first_complete is not None:
         _finish(state, Termination.COMPLETED, events)
@@ -95,6 +98,15 @@ def _end_round(state: State, events: list[Event]) -> None:
         _finish(state, Termination.MAX_ROUNDS, events)
     else:
         state.phase = Phase.ROUND_START
+
+
+def _pay_queen(state: State, rank4: int, events: list[Event]) -> None:
+    """A revealed Queen next to a killed rank 4 revealed at the round's end gets her 3 gold."""
+    queen = next((s for s, c in state.revealed if c is Character.QUEEN), None)
+    if queen is not None and turn.neighbours(state, queen, rank4):
+        state.gold[queen] += 3
+        events.append(public("bonus_gold", seat=queen, character="queen", amount=3,
+                             gold=gold((queen, 3))))
 
 
 def _finish(state: State, termination: Termination, events: list[Event]) -> None:

@@ -46,6 +46,7 @@ class Pending:
     TAKE = "take_card"
     WIZARD_BUILD = "wizard_build"
     GIVE = "give_card"
+    ADVISOR = "advisor"
 
 
 @dataclass(slots=True)

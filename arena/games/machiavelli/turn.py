@@ -139,7 +139,7 @@ SWAP_HANDS, DESTROY = ActionTable(T.SWAP_HANDS, "seat"), ActionTable(
 K_TURN, K_KEEP = Kind.TURN.value, Kind.KEEP_CARD.value
 K_EXCHANGE, K_DEN = Kind.EXCHANGE_CARDS.value, Kind.THIEVES_DEN.value
 _KEEP, _EXCHANGE, _ARTIST = Pending.KEEP, Pending.EXCHANGE, Character.ARTIST
-_WIZARD = Character.WIZARD
+_WIZARD, _EMPEROR = Character.WIZARD, Character.EMPEROR
 _NAVIGATOR = Character.NAVIGATOR
 _KEEPING = frozenset((Pending.KEEP, Pending.STUDY))  # both choose one card of `aside`
 
@@ -209,6 +209,8 @@ def turn_actions(state: State, seat: int) -> list[Action]:
             _build_actions(state, seat, actions)
         elif character not in _NO_EXTRA_BUILDS:
             _extra_builds(state, seat, character, actions)
+    if character is _EMPEROR and "ability" not in used and gathered:
+        actions.remove(END_TURN)  # he must move the crown before his turn ends
     if C.ARMORY in city or C.FRAMEWORK in city or C.NECROPOLIS in state.hands[seat]:
         for hook in CITY_OPTIONS:
             hook(state, seat, actions)

@@ -127,6 +127,11 @@ EVENTS: dict[str, tuple[dict[str, Json], str]] = {
                           "give": DISTRICT, "price": NAT, "gold": GOLD}, "Diplomat"),
     "richest_paid": ({"seat": SEAT, "target": SEAT, "gold": GOLD},
                      "the richest player gave the Abbot 1 gold"),
+    "crown_given": ({"seat": SEAT, "target": SEAT, "advisor": BOOL},
+                    "the Emperor (or a killed Emperor's advisor) moved the crown"),
+    "emperor_took": ({"seat": SEAT, "target": SEAT, "resource": enum(["gold", "cards"]),
+                      "amount": NAT, "gold": GOLD}, "the Emperor's gold or random card"),
+    "character_revealed": (_SEAT_CHARACTER, "a killed Emperor's holder reveals himself"),
     "turn_ended": (_SEAT_CHARACTER, "a character's turn ended"),
     "round_ended": ({"round": NAT}, "the round ended"),
     "game_ended": ({"termination": enum(t.value for t in Termination),
@@ -146,6 +151,7 @@ CONTEXTS: dict[Kind, dict[str, Json]] = {
     Kind.TAKE_CARD: {**_TURN_CONTEXT, "target": SEAT, "hand": CARDS},
     Kind.WIZARD_BUILD: {**_TURN_CONTEXT, "taken": DISTRICT},
     Kind.GIVE_CARD: {**_TURN_CONTEXT, "owed": array(SEAT)},
+    Kind.ADVISOR: {**_TURN_CONTEXT, "crown": SEAT},
     Kind.GRAVEYARD: {"district": DISTRICT, "price": NAT},
 }
 """Every decision kind's `context` (PROTOCOL.md §9.3)."""
