@@ -72,6 +72,7 @@ class ActionType(StrEnum):
     TAKE_FROM_RICHEST = "take_from_richest"
     GIVE_CROWN = "give_crown"
     ADVISE = "advise"
+    CARDINAL_BUILD = "cardinal_build"
     DONE = "done"
     END_TURN = "end_turn"
 
@@ -90,6 +91,7 @@ _FIELDS: dict[ActionType, tuple[str, ...]] = {
     T.FRAMEWORK: ("district",), T.NECROPOLIS: ("district",),
     T.TRADE_DISTRICTS: ("seat", "district", "give"), T.ABBOT_INCOME: ("amount",),
     T.TAKE_FROM_RICHEST: ("seat",), T.GIVE_CROWN: ("seat", "resource"), T.ADVISE: ("seat",),
+    T.CARDINAL_BUILD: ("seat", "district"),
 }
 RESOURCES = ("gold", "cards")
 """Values of the `resource` field (the Navigator's choice)."""
@@ -106,7 +108,7 @@ ALLOWED: dict[Kind, frozenset[ActionType]] = {
         T.ROB, T.SWAP_HANDS, T.EXCHANGE_CARDS, T.DESTROY, T.BEAUTIFY, T.TAKE_TAX,
         T.LABORATORY, T.SMITHY, T.NAVIGATE, T.STUDY, T.SEIZE, T.SPY, T.LOOK, T.FORESEE,
         T.ARMORY, T.FRAMEWORK, T.NECROPOLIS, T.TRADE_DISTRICTS, T.ABBOT_INCOME,
-        T.TAKE_FROM_RICHEST, T.GIVE_CROWN, T.END_TURN,
+        T.TAKE_FROM_RICHEST, T.GIVE_CROWN, T.CARDINAL_BUILD, T.END_TURN,
     }),
     Kind.TAKE_CARD: frozenset({T.TAKE_CARD}),
     Kind.WIZARD_BUILD: frozenset({T.DONE, T.BUILD}),

@@ -68,7 +68,7 @@ the Queen is banned below 5 players, and one default for every count keeps thing
 IMPLEMENTED: frozenset[Character] = frozenset((
     *BASE_CAST, _C.QUEEN, _C.ARTIST, _C.TAX_COLLECTOR, _C.PATRICIAN, _C.ALCHEMIST, _C.TRADER,
     _C.NAVIGATOR, _C.SCHOLAR, _C.MARSHAL, _C.SPY, _C.WIZARD, _C.SEER, _C.DIPLOMAT,
-    _C.ABBOT, _C.EMPEROR))
+    _C.ABBOT, _C.EMPEROR, _C.CARDINAL))
 """The characters the engine plays; options naming another are refused (issue 12 adds them
 in batches)."""
 
@@ -112,9 +112,10 @@ INCOME_TYPE: dict[Character, DistrictType] = {
     Character.MARSHAL: DistrictType.MILITARY,
     Character.DIPLOMAT: DistrictType.MILITARY,
     Character.EMPEROR: DistrictType.NOBLE,
+    Character.CARDINAL: DistrictType.RELIGIOUS,
 }
 """Characters that take 1 gold (or card) per district of a type (`collect_income`)."""
-INCOME_CARDS = frozenset((Character.PATRICIAN,))
+INCOME_CARDS = frozenset((Character.PATRICIAN, Character.CARDINAL))
 INCOME_TYPE_OF = {**INCOME_TYPE, Character.ABBOT: DistrictType.RELIGIOUS}
 """The district type of every character with district income (the Abbot's is a mix of gold
 and cards, offered as `abbot_income` options, so he is not in `INCOME_TYPE`)."""

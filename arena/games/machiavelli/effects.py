@@ -149,6 +149,14 @@ def _necropolis(state: State, seat: int, action: Action, events: list[Event]) ->
     _place(state, seat, C.NECROPOLIS, 0, [], events, before)
 
 
+def _cardinal_build(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """The Cardinal builds with gold taken from a player, then gives him as many cards."""
+    cost = powers.cardinal_take(state, seat, action, events)
+    state.hands[seat].remove(str(action.district))
+    _place(state, seat, str(action.district), cost, [], events)
+    state.pending = Pending.GIVE
+
+
 def _pay_with_cards(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state.pending, state.aside = Pending.DEN, []
 
@@ -346,5 +354,5 @@ HANDLERS: dict[ActionType, Handler] = {  # by action type; `rules.apply` calls t
     T.EXCHANGE_CARDS: _exchange, T.DISCARD_CARD: _discard_card, T.DESTROY: _destroy,
     T.BEAUTIFY: _beautify, T.TAKE_TAX: _take_tax, T.LABORATORY: _laboratory,
     T.SMITHY: _smithy, T.END_TURN: _end_turn, T.FRAMEWORK: _framework,
-    T.NECROPOLIS: _necropolis, **powers.HANDLERS,
+    T.NECROPOLIS: _necropolis, T.CARDINAL_BUILD: _cardinal_build, **powers.HANDLERS,
 }

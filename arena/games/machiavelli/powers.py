@@ -18,6 +18,7 @@ from .state import Pending, State
 from .turn import (
     ABILITIES,
     BUILD,
+    CARDINAL_OPTIONS,
     CITY_OPTIONS,
     DONE,
     INCOME_OPTIONS,
@@ -462,7 +463,39 @@ def advise(state: State, seat: int, action: Action, events: list[Event]) -> None
     state.phase = "round_end"
 
 
+# --- the Cardinal ---------------------------------------------------------------------------
+
+CARDINAL_BUILD = ActionTable(T.CARDINAL_BUILD, "seat", "district")
+
+
+def cardinal_builds(state: State, seat: int, actions: list[Action]) -> None:
+    """Builds the Cardinal cannot pay alone: the missing gold from one player who has it,
+    against as many of his other hand cards."""
+    hand, purse = state.hands[seat], state.gold[seat]
+    for d in dict.fromkeys(hand):
+        short = build_cost(state, seat, d) - purse
+        if short <= 0 or len(hand) - 1 < short or not can_place(state, seat, d):
+            continue
+        actions.extend(CARDINAL_BUILD[s, d] for s in range(state.players)
+                       if s != seat and state.gold[s] >= short)
+
+
+def cardinal_take(state: State, seat: int, action: Action, events: list[Event]) -> int:
+    """Take the missing gold for the build from the named player; he is owed as many cards
+    (`give_card` decisions after the build). Return the build's cost."""
+    target, district = int(str(action.seat)), str(action.district)
+    cost = build_cost(state, seat, district)
+    short = cost - state.gold[seat]
+    state.gold[target] -= short
+    state.gold[seat] += short
+    events.append(public("cardinal_took", seat=seat, target=target, amount=short,
+                         gold=gold((target, -short), (seat, short))))
+    state.owed = [target] * short
+    return cost
+
+
 CITY_OPTIONS.append(_district_options)
+CARDINAL_OPTIONS.append(cardinal_builds)
 INCOME_OPTIONS[Character.ABBOT] = abbot_income_options
 ABILITIES.update({Character.NAVIGATOR: _navigate, Character.SCHOLAR: _study,
                   Character.MARSHAL: _seizures, Character.SPY: _spies,

@@ -180,6 +180,8 @@ its options, the decision's extra context). Filled by `powers` at import."""
 
 INCOME_OPTIONS: dict[Character, Callable[[State, int], tuple[Action, ...]]] = {}
 """Income offered as several options (the Abbot's gold/card mix; `powers`, at import)."""
+CARDINAL_OPTIONS: list[Callable[[State, int, list[Action]], None]] = []
+"""The Cardinal's builds with another player's gold (`powers`, at import)."""
 CITY_OPTIONS: list[Callable[[State, int, list[Action]], None]] = []
 """Options of the Armory, the Framework and the Necropolis (`powers`, filled at import);
 called only when one of them is in the city (the Necropolis: in the hand)."""
@@ -207,6 +209,8 @@ def turn_actions(state: State, seat: int) -> list[Action]:
     if gathered:
         if state.builds_left > 0:
             _build_actions(state, seat, actions)
+            if character is Character.CARDINAL:
+                CARDINAL_OPTIONS[0](state, seat, actions)
         elif character not in _NO_EXTRA_BUILDS:
             _extra_builds(state, seat, character, actions)
     if character is _EMPEROR and "ability" not in used and gathered:

@@ -132,6 +132,7 @@ EVENTS: dict[str, tuple[dict[str, Json], str]] = {
     "emperor_took": ({"seat": SEAT, "target": SEAT, "resource": enum(["gold", "cards"]),
                       "amount": NAT, "gold": GOLD}, "the Emperor's gold or random card"),
     "character_revealed": (_SEAT_CHARACTER, "a killed Emperor's holder reveals himself"),
+    "cardinal_took": (_AMOUNT | {"target": SEAT}, "the Cardinal took the gold he lacked"),
     "turn_ended": (_SEAT_CHARACTER, "a character's turn ended"),
     "round_ended": ({"round": NAT}, "the round ended"),
     "game_ended": ({"termination": enum(t.value for t in Termination),
