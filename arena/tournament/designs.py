@@ -8,10 +8,17 @@ bot meets every other exactly once, with no bye (Kirkman's schoolgirls, 15 bots 
 of 3, are another such design; the local search of `grouping` stands in for the designs
 not built here). Later rounds repeat the classes in turn, so that meetings never differ
 by more than one.
+
+Two more resolvable designs of triples (Kirkman triple systems: every pair of bots meets
+exactly once in (v - 1) / 2 rounds) are built: 15 bots (Kirkman's schoolgirls) from a
+starter round developed mod 7, and 27 bots as the affine space of dimension 3 over GF(3),
+whose lines fall into 13 parallel classes. The same affine-space construction gives
+q^3 bots at tables of q for the other orders in `FIELDS`.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Sequence
 
@@ -63,6 +70,72 @@ def affine_plane(bots: Sequence[str], size: int,
               for m in range(q)]  # the lines y = m x + c of each slope m
     rounds.append([[at(x, y) for y in range(q)] for x in range(q)])  # x = c
     return rounds
+
+
+KIRKMAN_15_STARTER: tuple[tuple[int, int, int], ...] = (
+    (14, 0, 7), (1, 2, 4), (3, 8, 12), (5, 11, 13), (6, 9, 10))
+"""The first round of a KTS(15) on the points Z_7 x {0, 1} and a fixed point: x in 0..6 is
+(x, 0), 7 + x is (x, 1), 14 is the fixed point. Round i adds i mod 7 to the first
+coordinate; {1, 2, 4} are the squares mod 7, as in the classic cyclic solutions. Found by
+exhaustive search over such starter rounds; tests/tournament/test_schedules.py checks
+that the 7 rounds are partitions in which every pair meets exactly once."""
+
+
+def kirkman_15(bots: Sequence[str],
+               rng: random.Random | None = None) -> list[list[list[str]]] | None:
+    """The 7 rounds of a Kirkman triple system on 15 `bots` (shuffled onto the points by
+    `rng`), or None for another field size (then `rng` is left untouched)."""
+    if len(bots) != 15:
+        return None
+    if rng is not None:
+        bots = list(bots)
+        rng.shuffle(bots)
+
+    def moved(point: int, shift: int) -> int:
+        return point if point == 14 else (point + shift) % 7 + 7 * (point // 7)
+
+    return [[[bots[moved(p, shift)] for p in table] for table in KIRKMAN_15_STARTER]
+            for shift in range(7)]
+
+
+def affine_space(bots: Sequence[str], size: int,
+                 rng: random.Random | None = None) -> list[list[list[str]]] | None:
+    """The q^2 + q + 1 rounds of the affine space of dimension 3 and order q = `size` on
+    `bots` (q^3 of them, shuffled onto the points by `rng`): each round holds the lines of
+    one direction, and two points lie on exactly one line. None when there is none to
+    build (then `rng` is left untouched)."""
+    q = size
+    if q not in FIELDS or len(bots) != q ** 3:
+        return None
+    add, mul = _arithmetic(q)
+    if rng is not None:
+        bots = list(bots)
+        rng.shuffle(bots)
+    points = list(itertools.product(range(q), repeat=3))
+    number = {p: i for i, p in enumerate(points)}
+    # the directions: one nonzero vector per line through the origin (first nonzero = 1)
+    directions = [d for d in points if d != (0, 0, 0) and d[next(i for i in range(3) if d[i])] == 1]
+    rounds = []
+    for d in directions:
+        seen: set[int] = set()
+        tables = []
+        for p in points:
+            if number[p] in seen:
+                continue
+            line = [number[tuple(add[p[i]][mul[t][d[i]]] for i in range(3))] for t in range(q)]
+            seen.update(line)
+            tables.append([bots[i] for i in line])
+        rounds.append(tables)
+    return rounds
+
+
+def resolvable(bots: Sequence[str], size: int,
+               rng: random.Random | None = None) -> list[list[list[str]]] | None:
+    """A resolvable design built here for this field (every pair exactly once over its
+    rounds), or None (then `rng` is left untouched)."""
+    if size == 3 and len(bots) == 15:
+        return kirkman_15(bots, rng)
+    return affine_plane(bots, size, rng) or affine_space(bots, size, rng)
 
 
 def cycled(design: list[list[list[str]]], count: int) -> list[list[list[str]]]:

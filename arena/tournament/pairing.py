@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from arena.core.game import Json
 from arena.core.rng import derive_seed
 from arena.tournament import swiss
-from arena.tournament.designs import affine_plane, cycled
+from arena.tournament.designs import cycled, resolvable
 from arena.tournament.grouping import greedy, improve, spread_rounds
 from arena.tournament.seating import balance, rotations, seat_counts, seat_greedily
 from arena.tournament.swiss_tables import LOOKAHEAD_TABLES, swiss_tables
@@ -129,9 +129,9 @@ def round_robin(bots: Sequence[str], size: int, smallest: int, repeats: int, see
 
     Two seats: the circle method, every pair once per repeat. N seats: every k-subset of
     the bots when there are at most `ALL_SUBSETS_LIMIT`, else `rounds` rounds (default: enough
-    for every bot to meet every other about once): the affine plane's where there is one
-    (k^2 bots, `arena.tournament.designs`: every pair exactly once in k + 1 rounds), else
-    tables that minimise repeated meetings.
+    for every bot to meet every other about once): a resolvable design where one is built
+    (`arena.tournament.designs`: k^2 or k^3 bots, or 15 at tables of 3: every pair exactly
+    once over its rounds), else tables that minimise repeated meetings.
     """
     rng = random.Random(derive_seed(seed, "round-robin"))
     n = len(bots)
@@ -143,7 +143,7 @@ def round_robin(bots: Sequence[str], size: int, smallest: int, repeats: int, see
         groups = _pack([list(c) for c in itertools.combinations(bots, size)])
     else:
         count = rounds or math.ceil((n - 1) / (size - 1))
-        plane = affine_plane(bots, size, rng)
+        plane = resolvable(bots, size, rng)
         groups = (cycled(plane, count) if plane is not None
                   else _balanced_rounds(bots, size, smallest, count, rng))
     return _finish(groups, bots, repeats)
