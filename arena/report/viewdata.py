@@ -1,6 +1,7 @@
 """The viewer's data files: one script per view of a game, written once per replay.
 
-Each game's views live in `REPORT/data/<game>/`, one `<view>.js` per view, and a stamp
+Each game's views live in `REPORT/data/<game>/`, one `<view>.js` per view (a seat's holds
+only what it adds to `public.js`, which the viewer loads with it), and a stamp
 file, `replay.sha256`, written last: the SHA-256 of the replay the views were made from. A
 folder whose stamp matches its replay is complete and current, so it is reused; any other
 is made again. This is the only code that writes view data: `arena run` calls it in the
@@ -27,7 +28,7 @@ from arena.core.game import Json
 from arena.games import REGISTRY
 from arena.referee.replay import Replay, read_replay
 from arena.referee.review import engine_for
-from arena.report.views import build_views
+from arena.report.views import PUBLIC, build_views, difference, overlay
 from arena.tournament.outputs import write_whole
 
 DATA = "data"
@@ -94,9 +95,24 @@ def write_game_views(replay: Replay, folder: Path) -> int:
     """
     views = build_views(replay, engine_for(replay, REGISTRY))
     folder.mkdir(parents=True, exist_ok=True)
+    public = views[PUBLIC]
     for name, view in views.items():
-        write_script(folder / f"{name}.js", "arenaView", json.dumps(name), pack(view))
+        stored = view if name == PUBLIC else difference(public, view)
+        write_script(folder / f"{name}.js", "arenaView", json.dumps(name), pack(stored))
     return len(views)
+
+
+def read_view(folder: Path, name: str) -> dict[str, Json]:
+    """Return a whole view from a game's folder, a seat's laid over the public view as the
+    viewer does (for tests and benchmarks).
+
+    Raises:
+        OSError: a file is missing or unreadable.
+    """
+    stored = unpack((folder / f"{name}.js").read_text())
+    if "base" not in stored:
+        return stored
+    return overlay(unpack((folder / f"{stored['base']}.js").read_text()), stored)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +151,8 @@ def pack(data: Mapping[str, Json]) -> str:
 
 
 def unpack(script: str) -> dict[str, Json]:
-    """Return the view held in a view file's text (what the viewer reads; for tests)."""
+    """Return the data held in a view file's text, as stored (a seat's: what it adds to the
+    public view; `read_view` makes it whole)."""
     literal = script[script.rindex(",") + 1:script.rindex(")")]
     data = json.loads(gzip.decompress(base64.b64decode(json.loads(literal))))
     assert isinstance(data, dict)

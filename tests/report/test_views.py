@@ -11,7 +11,7 @@ from arena.core.game import Json
 from arena.games import REGISTRY
 from arena.referee.replay import Replay, read_replay
 from arena.referee.review import engine_for, resimulate
-from arena.report.viewdata import unpack
+from arena.report.viewdata import read_view, unpack
 from arena.report.views import PUBLIC, build_views, moments, public_keys
 
 
@@ -98,3 +98,21 @@ def test_actions_and_fault_details_reach_only_their_own_seat(finished_run: Path)
         assert all("action" not in f for f in views[PUBLIC]["frames"])  # type: ignore
         for frame in views["seat0"]["frames"]:  # type: ignore[union-attr]
             assert ("action" in frame) == (frame["seat"] == 0)
+
+
+def test_a_seat_file_is_what_the_seat_adds_to_the_public_view_and_makes_it_whole(
+        finished_run: Path) -> None:
+    for replay in replays(finished_run):
+        key = Path(str(replay.outcome["record"]["replay"])).stem  # type: ignore[index]
+        folder = finished_run / "report" / "data" / key
+        views = build_views(replay, engine_for(replay, REGISTRY))
+        for name, view in views.items():
+            assert read_view(folder, name) == view, f"{key}: {name} does not come back whole"
+        stored = unpack((folder / "seat0.js").read_text())
+        # the public part is not stored again: no header, and no public event list repeated
+        assert stored["base"] == PUBLIC and "header" not in stored
+        public_events = [f["events"] for f in views[PUBLIC]["frames"]]  # type: ignore[union-attr]
+        assert any(f["events"] for f in views[PUBLIC]["frames"])  # type: ignore[union-attr]
+        assert all("events" not in own or own["events"] != events
+                   for own, events in zip(stored["frames"], public_events, strict=True))  # type: ignore
+

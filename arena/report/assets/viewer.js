@@ -4,7 +4,9 @@
  * it is loaded with a <script> element when asked for, since fetch() does not work from
  * file://. A view holds only what it may know: the public view, or one seat's view
  * (computed in Python with the game's own observation function). Frames carry only the
- * state keys that changed; the viewer merges them back into whole states.
+ * state keys that changed; the viewer merges them back into whole states. A seat's file
+ * holds only what the seat adds to the public view (its base): the viewer loads the
+ * public view too and lays the seat's frames over it (overlay).
  * Text from the data is only ever set as textContent, never parsed as HTML.
  */
 (function () {
@@ -67,14 +69,36 @@
     script.onload = function () {
       if (!packed[name]) { showError("no data in " + script.src); return; }
       unpack(packed[name]).then(function (view) {
-        views[name] = view;
-        then(view);
+        withBase(view, function (whole) {
+          views[name] = whole;
+          then(whole);
+        });
       }, function (err) { showError("cannot read " + script.src + ": " + err); });
     };
     script.onerror = function () {
       showError("no view '" + name + "' for game '" + gameKey + "' (" + script.src + ")");
     };
     document.body.appendChild(script);
+  }
+
+  function withBase(view, then) {
+    if (!view.base) { then(view); return; }
+    load(view.base, function (base) { then(overlay(base, view)); });
+  }
+
+  // what arena.report.views.overlay does: the seat's frame keys replace the public frame's,
+  // its state keys are added to the public frame's (new objects: the public view is kept)
+  function overlay(base, extra) {
+    if (base.frames.length !== extra.frames.length) {
+      showError("view '" + extra.view + "' does not match the public view of this game");
+    }
+    var frames = base.frames.map(function (frame, i) {
+      var own = extra.frames[i] || {};
+      var out = Object.assign({}, frame, own);
+      out.state = Object.assign({}, frame.state, own.state);
+      return out;
+    });
+    return Object.assign({}, base, { view: extra.view, seat: extra.seat, frames: frames });
   }
 
   function rebuild(view) {
