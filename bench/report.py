@@ -2,7 +2,9 @@
 report of a run of 210 four-seat `machiavelli` games is, as ratios against baselines
 measured in the same run.
 
-- size: the pages, and the viewer's data, against the replays the run keeps;
+- size: the pages, and the viewer's data, against the replays the run keeps; the viewer's
+  data against the format before (every seat's view stored whole, public part included),
+  made again from the same files;
 - the end of a run, wall and CPU (workers and bots counted): `arena run --no-report`, then
   `arena run` with its report (each game's viewer data made by its worker as the game is
   stored) and the report at its end (pages only), against it; and, before, the report at
@@ -20,6 +22,7 @@ Run: .venv/bin/python bench/report.py [--quick]   (--quick: 70 games)
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -35,6 +38,7 @@ from arena.referee.replay import read_replay
 from arena.referee.review import check_replay
 from arena.report.data import load_run
 from arena.report.site import build_report
+from arena.report.viewdata import DATA, pack, read_view
 
 
 def tournament(games_per_pairing: int) -> str:
@@ -46,6 +50,17 @@ def tournament(games_per_pairing: int) -> str:
 
 def size(paths: list[Path]) -> int:
     return sum(p.stat().st_size for p in paths if p.is_file())
+
+
+def view_sizes(report: Path) -> tuple[int, int]:
+    """Bytes of the games' view files as written, and in the format before: each view a
+    whole file (a seat's laid over the public view again), packed the same way."""
+    now = before = 0
+    for file in (report / DATA).glob("*/*.js"):
+        view = read_view(file.parent, file.stem)
+        now += file.stat().st_size
+        before += len(f"arenaView({json.dumps(file.stem)},{pack(view)});\n")
+    return now, before
 
 
 def command(*args: str) -> tuple[float, float]:
@@ -130,10 +145,15 @@ def main_() -> None:
         data = size([p for p in files if "data" in p.parts])
         assets = size([p for p in files if "assets" in p.parts])
         kept = size(replays)
+        views, whole = view_sizes(report)
         print(f"{len(replays)} games of 4 seats; replays {kept / 1e6:.2f} MB")
         print(f"pages {pages / 1e6:.2f} MB ({pages / kept:.3f} x replays), viewer data "
               f"{data / 1e6:.2f} MB ({data / kept:.2f} x replays), assets {assets / 1e3:.0f} kB;"
               f" report in all {(pages + data + assets) / 1e6:.2f} MB")
+        print(f"views {views / 1e6:.2f} MB against {whole / 1e6:.2f} MB with every view whole "
+              f"(the format before): {views / whole:.2f} x; the report in all "
+              f"{(pages + data + assets) / 1e6:.2f} MB against "
+              f"{(pages + data - views + whole + assets) / 1e6:.2f} MB")
         print(f"build {build:.2f} s ({build / verify:.2f} x re-simulating every replay, "
               f"{verify:.2f} s); rebuild {rebuild:.2f} s ({rebuild / verify:.2f} x)")
         opened = open_times(report, replays[0].stem)
