@@ -102,6 +102,19 @@ def _watch(line: str) -> None:
         log.warning("the process watchdog is gone; bots may outlive a killed referee")
 
 
+@atexit.register  # registered before _kill_leftovers, so it runs after the bots are reaped
+def _release_watchdog() -> None:
+    """At a normal exit, close the watchdog's pipe (it kills whatever it still knows of, as
+    on any exit) and reap it, instead of leaving a running child to the interpreter's
+    teardown (which warned "subprocess ... is still running")."""
+    if _watchdog is None or _watchdog.stdin is None:
+        return
+    with contextlib.suppress(OSError):
+        _watchdog.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        _watchdog.wait(timeout=10)  # it exits on end of file; a bound only against a hang
+
+
 def _child_setup(parent: int, cgroup: Cgroup | None, limits: Limits | None,
                  enforcer: Enforcer) -> Callable[[], None]:
     def setup() -> None:  # runs in the child between fork and exec
