@@ -140,6 +140,7 @@ class _Match:
             self._start()
             while (decision := self._engine(self.game.to_act, self.state)) is not None:
                 self._decide(decision)
+            self._late_limits()
             outcome = self._engine(self.game.outcome, self.state)
             if outcome is None:
                 raise EngineFailure("to_act() returned None but outcome() is None")
@@ -149,6 +150,15 @@ class _Match:
             outcome = Outcome(Termination.ENGINE_ERROR, (1,) * len(self.seats),
                               (0,) * len(self.seats), {"error": str(exc)})
         return self._finish(outcome)
+
+    def _late_limits(self) -> None:
+        """A limit hit after the monitor's last sample still forfeits the game it was hit
+        in: each bot's counters are read once more when the last decision is made."""
+        for seat in self.seats:
+            if seat.forfeit is None and seat.player.peer is not None and (
+                    why := seat.player.recheck()) is not None:
+                self._fault(seat, (FaultKind.LIMIT, why), None)
+                self._forfeit(seat, ForfeitReason.LIMIT, notify=True, why=why)
 
     def _engine(self, fn: Callable[..., Any], *args: Any) -> Any:
         try:

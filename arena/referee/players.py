@@ -50,6 +50,8 @@ class SeatPlayer:
     """How the remote bot's process ended (`killed by SIGKILL`), once it has."""
     breach: Callable[[], str | None] = _no_breach
     """The resource limit the remote bot hit (`memory: ...`), or None."""
+    recheck: Callable[[], str | None] = _no_breach
+    """`breach` read afresh, once, at the game's end (`breach` may lag by a sample)."""
 
     def __post_init__(self) -> None:
         if self.builtin is not None and self.builtin not in BUILTINS:
@@ -62,9 +64,11 @@ class SeatPlayer:
     def remote(cls, name: str, peer: bytes, version: str = "",
                alive: Callable[[], bool] = _always_alive, *,
                describe: Callable[[], str] = _unknown_end,
-               breach: Callable[[], str | None] = _no_breach) -> SeatPlayer:
+               breach: Callable[[], str | None] = _no_breach,
+               recheck: Callable[[], str | None] = _no_breach) -> SeatPlayer:
         """A bot reached through the transport."""
-        return cls(name, version, peer=peer, alive=alive, describe=describe, breach=breach)
+        return cls(name, version, peer=peer, alive=alive, describe=describe, breach=breach,
+                   recheck=recheck)
 
 
 def builtin_action(policy: str, game: Game[Any, Any], state: Any, seat: int,

@@ -280,7 +280,8 @@ class Referee:
             return SeatPlayer(name, absent=bot.failed or ForfeitReason.NO_CONNECT,
                               why=bot.failure or "it did not connect")
         return SeatPlayer.remote(name, bot.peer, bot.version, bot.process.alive,
-                                 describe=bot.describe, breach=bot.over_limit)
+                                 describe=bot.describe, breach=bot.over_limit,
+                                 recheck=bot.recheck_limit)
 
     # -- starting and stopping --------------------------------------------------------------
 

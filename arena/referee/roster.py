@@ -47,6 +47,13 @@ class RosterBot:
     def over_limit(self) -> str | None:
         return self.breach
 
+    def recheck_limit(self) -> str | None:
+        """The limit its process hit, read afresh from the kernel's counters (the monitor
+        samples them every `MONITOR_S`; a game's end must not wait for its next look)."""
+        if self.breach is None and self.process is not None:
+            self.breach = self.process.breach()
+        return self.breach
+
 
 @dataclass(frozen=True, slots=True)
 class Alarm:

@@ -319,3 +319,22 @@ def test_when_every_seat_forfeits_the_earliest_forfeit_places_last(tmp_path: Pat
     replay = read_replay(tmp_path / "r.jsonl")
     assert [f["decision"] for f in replay.forfeits] == [0, 2, 3]
     assert check_replay(replay, _registry()) == []
+
+
+def test_a_limit_hit_after_the_last_sample_still_forfeits_that_game() -> None:
+    """The monitor samples the kernel's counters; a bot that hits a limit after the last
+    sample of a game is found by the reading made at the game's end, and forfeits it."""
+    transport = ScriptedTransport()
+    players = []
+    for seat in range(3):
+        peer = f"bot{seat}".encode()
+        transport.add(peer, script(play_first()))
+        late = (lambda: "processes: tried to run more than 32") if seat == 1 else (lambda: None)
+        players.append(SeatPlayer.remote(f"bot{seat}", peer, "1.0", recheck=late))
+    record = run_game(GAME, {}, 7, players, transport, FAST, THREE, clock=transport.clock)
+    assert [s.forfeit for s in record.seats] == [None, ForfeitReason.LIMIT, None]
+    [fault] = record.faults
+    assert fault.seat == 1 and fault.kind is FaultKind.LIMIT
+    assert fault.detail.startswith("processes:")
+    assert record.seats[1].placing == 3  # placed last
+    assert sent(transport, b"bot1", Error)  # told why, before its game_over
