@@ -20,7 +20,7 @@ def wait_until(condition: Callable[[], object], what: str,
     deadline = time.monotonic() + patience_s
     while not condition():
         assert time.monotonic() < deadline, f"{what}: still not so after {patience_s:.0f} s"
-        time.sleep(0.01)
+        time.sleep(0.01)  # a polling step between checks (the condition decides, not time)
 
 
 def interruptible() -> None:

@@ -9,10 +9,11 @@ a random bot's would (the marker exists), so the results equal a run without the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
+import select
 import sys
-import time
 
 from arena.client import Bot, Request, run
 from arena.protocol.messages import GameStart
@@ -34,9 +35,10 @@ class PauseBot(Bot):
             with open(marker + ".tmp", "w") as f:
                 f.write(f"{self.label} {parent}\n")
             os.rename(marker + ".tmp", marker)
-            deadline = time.monotonic() + PATIENCE_S
-            while os.getppid() == parent and time.monotonic() < deadline:
-                time.sleep(0.05)
+            with contextlib.suppress(ProcessLookupError):  # gone already: nothing to wait for
+                gone = os.pidfd_open(parent)  # readable once that process has exited
+                if os.getppid() == parent:  # not replaced by a new process with its pid
+                    select.select([gone], [], [], PATIENCE_S)
             sys.exit(0)
         rng: random.Random = self.rng
         return rng.choice(request.options) if request.options else None

@@ -8,6 +8,7 @@ Imports only the standard library and `arena.core`.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -245,19 +246,19 @@ def parse(kind: str, payload: Json) -> Action:
 
 
 def _district_type(payload: dict[str, Json], action_type: ActionType) -> str:
-    value = payload["district_type"]
-    valid = [t.value for t in DistrictType]
-    if value not in valid:
-        raise MalformedAction(f"{action_type.value}: district_type {wire_text(value)} is not "
-                              f"one of {', '.join(valid)}")
-    return str(value)
+    return _one_of(payload, "district_type", [t.value for t in DistrictType], action_type)
 
 
 def _resource(payload: dict[str, Json], action_type: ActionType) -> str:
-    value = payload["resource"]
-    if value not in RESOURCES:
-        raise MalformedAction(f"{action_type.value}: resource {wire_text(value)} is not one "
-                              f"of {', '.join(RESOURCES)}")
+    return _one_of(payload, "resource", RESOURCES, action_type)
+
+
+def _one_of(payload: dict[str, Json], key: str, valid: Sequence[str],
+            action_type: ActionType) -> str:
+    value = payload[key]
+    if value not in valid:
+        raise MalformedAction(f"{action_type.value}: {key} {wire_text(value)} is not one of "
+                              f"{', '.join(valid)}")
     return str(value)
 
 

@@ -7,6 +7,8 @@ Imports only the standard library and `arena.core`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from arena.core.game import Event, Json
 
 from . import cards as C
@@ -63,20 +65,24 @@ def _study(state: State, seat: int) -> tuple[Action, ...]:
 def _seizures(state: State, seat: int) -> tuple[Action, ...]:
     """The Marshal's targets: another city that is not complete nor the living Bishop's, a
     district costing 3 or less (not the Keep, nothing his city already has), affordable."""
-    actions = []
-    purse, limit, mine = state.gold[seat], int(state.rules["city_size"]), state.cities[seat]
+    purse = state.gold[seat]
+    return tuple(SEIZE[target, d] for target, d, cost, wall in _takeable(state, seat)
+                 if cost <= SEIZE_LIMIT and cost + wall <= purse)
+
+
+def _takeable(state: State, seat: int) -> Iterator[tuple[int, str, int, int]]:
+    """(target, district, its cost, the target's Great Wall surcharge) for every district
+    the Marshal or the Diplomat may take: in another incomplete city, not the living
+    Bishop's, not the Keep, nothing `seat`'s city already has."""
+    limit, mine = int(state.rules["city_size"]), state.cities[seat]
     for target in range(state.players):
         city = state.cities[target]
         if target == seat or target == state.bishop_seat or size(city) >= limit:
             continue
         wall = 1 if C.GREAT_WALL in city else 0
         for d in dict.fromkeys(city):
-            if d == C.KEEP or d in mine:
-                continue
-            cost = current_cost(state, target, d)
-            if cost <= SEIZE_LIMIT and cost + wall <= purse:
-                actions.append(SEIZE[target, d])
-    return tuple(actions)
+            if d != C.KEEP and d not in mine:
+                yield target, d, current_cost(state, target, d), wall
 
 
 def navigate(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -322,21 +328,10 @@ def _diplomacy(state: State, seat: int) -> tuple[Action, ...]:
     for one of an incomplete city not the living Bishop's (not the Keep, nothing his has);
     he pays the cost difference (+1 for its Great Wall) when he takes the dearer one."""
     mine, purse = state.cities[seat], state.gold[seat]
-    limit = int(state.rules["city_size"])
     gives = [(g, current_cost(state, seat, g)) for g in dict.fromkeys(mine) if g != C.KEEP]
-    actions: list[Action] = []
-    for target in range(state.players):
-        city = state.cities[target]
-        if target == seat or target == state.bishop_seat or size(city) >= limit:
-            continue
-        wall = 1 if C.GREAT_WALL in city else 0
-        for d in dict.fromkeys(city):
-            if d == C.KEEP or d in mine:
-                continue
-            cost = current_cost(state, target, d)
-            actions.extend(TRADE[target, d, g] for g, given in gives
-                           if g not in city and max(0, cost - given) + wall <= purse)
-    return tuple(actions)
+    return tuple(TRADE[target, d, g] for target, d, cost, wall in _takeable(state, seat)
+                 for g, given in gives
+                 if g not in state.cities[target] and max(0, cost - given) + wall <= purse)
 
 
 def trade_districts(state: State, seat: int, action: Action, events: list[Event]) -> None:

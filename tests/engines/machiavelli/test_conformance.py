@@ -16,6 +16,7 @@ from arena.core.game import Termination
 from arena.games.machiavelli import GAME
 from arena.games.machiavelli.scoring import breakdown
 from arena.games.machiavelli.state import State
+from arena.games.machiavelli.turn import size
 
 from .helpers import check_all
 
@@ -57,7 +58,12 @@ def test_random_play_conforms(players: int, seed: int) -> None:
     outcome = GAME.outcome(state)
     assert outcome is not None
     assert outcome.termination in (Termination.COMPLETED, Termination.MAX_ROUNDS)
-    assert 1 <= outcome.details["rounds"] <= state.rules["max_rounds"]
+    rounds, cap = outcome.details["rounds"], state.rules["max_rounds"]
+    if outcome.termination is Termination.MAX_ROUNDS:
+        assert rounds == cap
+    else:  # a completed city ends the game in the round it is completed
+        assert 1 <= rounds <= cap
+        assert any(size(city) >= state.rules["city_size"] for city in state.cities)
     assert outcome.scores == tuple(breakdown(state, s)["total"] for s in range(players))
     assert len(outcome.details["breakdown"]) == players
     assert min(outcome.placings) == 1
