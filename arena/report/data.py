@@ -20,9 +20,9 @@ from arena.core.game import Json
 from arena.core.record import Fault, SeatRecord
 from arena.referee.replay import Replay, read_replay
 from arena.report.ladder import LADDER_FILE, LadderData, is_ladder, load_ladder
-from arena.tournament.settings import Settings
+from arena.tournament.outputs import read_run
 from arena.tournament.standings import Standings
-from arena.tournament.store import Store, StoredGame
+from arena.tournament.store import StoredGame
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,14 +76,7 @@ def load_run(directory: Path) -> RunData:
     Raises:
         StoreError: no usable database in `directory`.
     """
-    store = Store.open(directory, None)
-    try:
-        raw = json.loads(store.meta("settings") or "{}")
-        games, rounds = store.games(), store.rounds()
-    finally:
-        store.close()
-    settings = raw if isinstance(raw, dict) else {}
-    table = Settings.from_json(settings, games).standings(games, rounds)
+    settings, games, table = read_run(directory)
     ordered = sorted(games, key=lambda g: (g.key.round, g.key.table, g.key.repeat))
     entries = tuple(_entry(directory, g) for g in ordered)
     ladder = None

@@ -78,15 +78,24 @@ def standings_from_store(directory: Path) -> tuple[dict[str, Json], Standings]:
     Raises:
         StoreError: no usable database in `directory`.
     """
+    settings, games, table = read_run(directory)
+    return settings, table
+
+
+def read_run(directory: Path) -> tuple[dict[str, Json], list[StoredGame], Standings]:
+    """A tournament directory's stored settings, its games, and the standings they give.
+
+    Raises:
+        StoreError: no usable database in `directory`.
+    """
     store = Store.open(directory, None)
     try:
-        settings = json.loads(store.meta("settings") or "{}")
+        raw = json.loads(store.meta("settings") or "{}")
         games, rounds = store.games(), store.rounds()
     finally:
         store.close()
-    table = Settings.from_json(settings if isinstance(settings, dict) else {},
-                               games).standings(games, rounds)
-    return settings, table
+    settings: dict[str, Json] = raw if isinstance(raw, dict) else {}
+    return settings, games, Settings.from_json(settings, games).standings(games, rounds)
 
 
 def cross_cell(record: tuple[int, int, int] | None) -> str:
