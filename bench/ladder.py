@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-# Only the standard library at the top: each worker process of a run re-runs this script
-# (multiprocessing's spawn), and must not pay for arena's rating and CLI code on the way.
+# Only the standard library at the top: each worker process of a run imports this script
+# again (as multiprocessing's fork server prepares a child), and must not pay for arena's
+# rating and CLI code on the way.
 if TYPE_CHECKING:
     from arena.ladder.store import LadderStore
 
@@ -116,10 +117,16 @@ def first_game(directory: Path) -> float:
 
 
 def worker_start() -> float:
-    """Seconds to start a bare worker process: spawn, and import what a worker imports."""
-    import multiprocessing
+    """Seconds to start a bare worker process as a run starts its workers: forked from the
+    fork server (started here first, so that this is the warm cost a run's later workers
+    pay), importing what a worker imports."""
+    from arena.tournament.workers import worker_context
 
-    process = multiprocessing.get_context("spawn").Process(target=_worker_imports)
+    context = worker_context()
+    warm_up = context.Process(target=_worker_imports)
+    warm_up.start()
+    warm_up.join()
+    process = context.Process(target=_worker_imports)
     started = time.perf_counter()
     process.start()
     process.join()
@@ -160,7 +167,7 @@ def main() -> None:
         bare = worker_start()
         print(f"ladder run --games 1, start to first game: {loaded:.2f} s (target < 1 s); "
               f"empty ladder {base:.2f} s, x{loaded / base:.2f}; a bare worker process "
-              f"(spawn and imports) {bare:.2f} s, x{loaded / bare:.2f}")
+              f"(from the warm fork server) {bare:.2f} s, x{loaded / bare:.2f}")
         cached = timed(lambda: read.standings(full))
         play_more(full)
         refit = timed(lambda: read.standings(full))
