@@ -1,271 +1,48 @@
-"""`arena check-bot`: a conformance run against one bot, for its author.
-
-Starts the bot as the referee would (`stdio:` bots through the bridge), checks the
-handshake, plays a few games against built-in random bots in the same process, sends one
-unsolicited `error` to see that the bot carries on, plays the first game again to see that
-the bot's actions are the same, then `shutdown`, and reports each check with a hint for each
-failure. A failed warning check (`WARNINGS`) is reported but does not fail the bot. Built on
-the referee's public pieces (transport, process, `run_game`); the referee itself is not
-changed.
-"""
+"""The conformance run: connect, play, judge, replay, shut down."""
 
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import secrets
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from arena import __version__
-from arena.core.errors import ConfigError
-from arena.core.game import Json
-from arena.core.record import FaultKind, ForfeitReason, GameRecord
-from arena.protocol.codec import WireError, decode_bot, decode_referee, encode
-from arena.protocol.messages import (
-    MAX_MESSAGE_BYTES,
-    PROTOCOL_VERSION,
-    Action,
-    Error,
-    ErrorCode,
-    Hello,
-    Request,
-    Shutdown,
-    Welcome,
+from arena.checkbot.checks import (
+    BOT_NAME,
+    DIED_HINT,
+    INJECT_AT_REQUEST,
+    QUIT_HINT,
+    START_HINT,
+    CheckId,
+    CheckOptions,
+    CheckReport,
+    CheckResult,
 )
+from arena.checkbot.diagnose import end_hint, hello_problem, last_words, log_tail
+from arena.checkbot.observer import Observer
+from arena.core.errors import ConfigError
+from arena.core.record import FaultKind, ForfeitReason, GameRecord
+from arena.protocol.codec import encode
+from arena.protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, Shutdown, Welcome
 from arena.referee.match import run_game
 from arena.referee.players import SeatPlayer
 from arena.referee.process import BotProcess, Confinement, describe_exit
-from arena.referee.sandbox import ENDPOINT_DIR, SandboxPolicy, resolve
-from arena.referee.spec import FaultPolicy, TimeControl
+from arena.referee.sandbox import ENDPOINT_DIR, resolve
+from arena.referee.spec import FaultPolicy
 from arena.referee.stdio_bridge import bridge_argv, is_stdio
 from arena.referee.transport import ZmqTransport
 
 log = logging.getLogger("arena.checkbot")
 
-BOT_NAME = "candidate"
 _GONE = (ForfeitReason.CRASHED, ForfeitReason.DISCONNECTED)
 SETTLE_S = 5.0
 """How long a bot whose seat was lost (crashed, disconnected) is given to end its process."""
-INJECT_AT_REQUEST = 2
-"""The unsolicited `error` goes out just before the bot's second request of the first game."""
-INJECTED_DETAIL = "arena check-bot: a test error; carry on with the next request"
-
-
-class CheckId(StrEnum):
-    """The checks, in the order they run."""
-
-    CONNECTS = "connects in time"
-    IN_TIME = "answers within the move limit"
-    ECHOES_IDS = "echoes request ids"
-    VALID_ACTIONS = "sends only valid actions"
-    SURVIVES_ERROR = "survives an error reply"
-    MANY_GAMES = "plays several games in one process"
-    REPRODUCIBLE = "replays a game identically"
-    SHUTDOWN = "exits on shutdown"
-
-
-WARNINGS = frozenset({CheckId.REPRODUCIBLE})
-"""Checks whose failure is a warning: reported, but the bot still passes. A bot whose search
-stops on the clock may legitimately play a replayed game differently."""
-
-
-HINTS: dict[CheckId, str] = {
-    CheckId.CONNECTS: "connect a DEALER to $ARENA_ENDPOINT and send, as the first message, "
-                      '{"type": "hello", "token": $ARENA_TOKEN, "name": ..., "protocol": 1}; '
-                      "a JeroMQ (Java) bot needs a tcp endpoint (--tcp)",
-    CheckId.IN_TIME: "answer every request within its move_ms (plus bank_ms); flush stdout "
-                     "after each line if you are a stdio bot",
-    CheckId.ECHOES_IDS: "copy the request's `id` into the action that answers it",
-    CheckId.VALID_ACTIONS: "pick one of request.options when they are given; free-form kinds "
-                           "are described in protocol/PROTOCOL.md",
-    CheckId.SURVIVES_ERROR: "an `error` message is information, not the end: log it and keep "
-                            "reading messages",
-    CheckId.MANY_GAMES: "keep the message loop going after game_over: one process plays many "
-                        "games, and game_start may come again",
-    CheckId.REPRODUCIBLE: "seed your random choices from game_start.bot_seed; see PROTOCOL.md "
-                          "(a generator seeded once per process, or from the clock, plays "
-                          "the same game differently)",
-    CheckId.SHUTDOWN: "exit with status 0 when a `shutdown` message arrives",
-}
-
-DIED_HINT = ("the process died in the middle of a game: its last output lines are below; "
-             "a bot keeps reading messages until `shutdown` arrives")
-"""The hint of "plays several games in one process" when the process did not end by itself
-after a game_over (killed by a signal, or a non-zero status)."""
-DROPPED_HINT = ("the connection dropped while the process still ran: a frame over 4 MiB makes "
-                "ZeroMQ drop it (protocol/PROTOCOL.md, Limits); keep one socket for the whole "
-                "run")
-"""The hint of "plays several games in one process" for a lost connection of a live process."""
-START_HINT = ("the process ended before its hello: its last output lines below say why (a "
-              "missing library or file, a wrong path, an exception at start)")
-"""The hint of "connects in time" for a process that ended before saying hello."""
-QUIT_HINT = ("keep the process running until a `shutdown` message arrives, then exit with "
-             "status 0")
-"""The hint of "exits on shutdown" for a process that ended before shutdown was sent."""
-
-
-@dataclass(frozen=True, slots=True)
-class CheckResult:
-    """One check: passed (True), failed (False) or not run (None), with what was seen."""
-
-    check: CheckId
-    ok: bool | None
-    detail: str
-    advice: str = ""
-    """The hint for this failure when the check's usual hint (`HINTS`) names another cause."""
-
-    @property
-    def hint(self) -> str:
-        """What to fix when the check failed ("" otherwise)."""
-        return (self.advice or HINTS[self.check]) if self.ok is False else ""
-
-    @property
-    def warning(self) -> bool:
-        """True when a warning check failed: worth fixing, but not a failure of the bot."""
-        return self.ok is False and self.check in WARNINGS
-
-
-@dataclass(frozen=True, slots=True)
-class CheckOptions:
-    """What to check and how hard."""
-
-    game: str
-    cmd: tuple[str, ...]
-    games: int = 3
-    players: int | None = None
-    """Seats per game (default: 4 where the game allows it)."""
-    seed: int = 1
-    rules: dict[str, Json] = field(default_factory=dict)
-    time: TimeControl = TimeControl(move_ms=1000, bank_ms=0, startup_ms=10000)
-    endpoint: str | None = None
-    """None: ipc in a private directory; e.g. `tcp://127.0.0.1:0` for JeroMQ bots."""
-    cwd: str | None = None
-    grace_ms: int = 3000
-    workdir: Path | None = None
-    """Where the bot's log goes (default: a temporary directory)."""
-    sandbox: SandboxPolicy = SandboxPolicy()
-    """The bot runs in the sandbox a tournament would give it (docs/security.md)."""
-
-
-@dataclass(frozen=True, slots=True)
-class CheckReport:
-    """The results, the game records and the end of the bot's log."""
-
-    results: tuple[CheckResult, ...]
-    records: tuple[GameRecord, ...]
-    log_tail: str
-
-    @property
-    def passed(self) -> bool:
-        """True when every check but the warning checks ran and passed."""
-        return all(r.ok is True for r in self.results if r.check not in WARNINGS)
-
-    @property
-    def warnings(self) -> tuple[CheckResult, ...]:
-        """The warning checks that failed."""
-        return tuple(r for r in self.results if r.warning)
-
-
-class _Observer:
-    """Wraps the transport: watches the candidate's traffic and injects one `error`."""
-
-    def __init__(self, inner: ZmqTransport, peer: bytes) -> None:
-        self.inner, self.peer = inner, peer
-        self.requests = 0
-        self.pending: int | None = None
-        self.last_answered: int | None = None
-        self.sent_at = 0.0
-        self.slowest_ms = 0.0
-        self.requested: set[int] = set()
-        self.answered: set[int] = set()
-        """The ids of the requests sent to the candidate, and of those it answered in time."""
-        self.late: list[int] = []
-        """Ids of requests answered after their deadline (the referee dropped the answer)."""
-        self.wrong_ids: list[str] = []
-        self.wrong_for: set[int] = set()
-        """The requests that got an action with a wrong id while they were pending."""
-        self.injected_before: int | None = None
-        """The id of the first request sent after the injected error."""
-        self.answered_after_error: bool | None = None
-        self.actions: list[str] = []
-        """The candidate's accepted-id actions since the last `take_actions`, as canonical JSON."""
-
-    def send(self, peer: bytes, frame: bytes) -> bool:
-        message = decode_referee(frame) if peer == self.peer else None
-        if isinstance(message, Request):
-            request_id = message.id
-            self.requests += 1
-            if self.requests == INJECT_AT_REQUEST and self.injected_before is None:
-                error = Error(code=ErrorCode.UNEXPECTED, detail=INJECTED_DETAIL,
-                              id=self.last_answered)
-                self.inner.send(peer, encode(error))
-                self.injected_before, self.answered_after_error = request_id, False
-            self.pending, self.sent_at = request_id, time.monotonic()
-            self.requested.add(request_id)
-        return self.inner.send(peer, frame)
-
-    def recv(self, timeout_ms: float,
-             peer: bytes | None = None) -> tuple[bytes, list[bytes]] | None:
-        got = self.inner.recv(timeout_ms) if peer is None else self.inner.recv(timeout_ms, peer)
-        if got is not None and got[0] == self.peer and len(got[1]) == 1:
-            self._watch(got[1][0])
-        return got
-
-    def drain(self, peer: bytes) -> int:
-        """Drop what the bot sent while not asked, as the referee does, but watch each
-        message: a late answer that lands between two requests is still seen as late."""
-        dropped = 0
-        while self.recv(0, peer) is not None:
-            dropped += 1
-        return dropped
-
-    def _watch(self, frame: bytes) -> None:
-        try:
-            message = decode_bot(frame)
-        except WireError:
-            return  # the referee records it as a fault
-        if not isinstance(message, Action):
-            return
-        if message.id != self.pending:
-            self._misdirected(message.id)
-            return
-        self.slowest_ms = max(self.slowest_ms, (time.monotonic() - self.sent_at) * 1000)
-        if message.id == self.injected_before:
-            self.answered_after_error = True
-        self.last_answered, self.pending = message.id, None
-        self.answered.add(message.id)
-        self.actions.append(json.dumps(message.action, sort_keys=True))
-
-    def _misdirected(self, got: int) -> None:
-        """An action whose id is not the pending request's: late, or a wrong id."""
-        if got in self.requested and got not in self.answered:
-            # the answer to a request that timed out: one cause, reported as a timeout
-            self.late.append(got)
-            if got == self.injected_before:
-                self.answered_after_error = True  # late, but it carried on after the error
-            return
-        if self.pending is not None:
-            self.wrong_for.add(self.pending)
-            if self.pending == self.injected_before:
-                self.answered_after_error = True  # it did answer after the error
-        again = " (already answered)" if got in self.answered else ""
-        self.wrong_ids.append(f"action id {got}{again} while request {self.pending} was "
-                              "pending")
-
-    def take_actions(self) -> list[str]:
-        """Return the actions seen since the last call, and forget them."""
-        taken, self.actions = self.actions, []
-        return taken
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def check_bot(options: CheckOptions) -> CheckReport:
@@ -307,7 +84,7 @@ class _Run:
         try:
             process, peer = self._connect(transport)
             if process is not None and peer is not None:
-                observer = _Observer(transport, peer)
+                observer = Observer(transport, peer)
                 self._play(observer, process, peer)
                 self._judge_play(observer, process)
                 self._replay(observer, process, peer)
@@ -316,12 +93,12 @@ class _Run:
             if process is not None:
                 process.reap()
             transport.close()
-        tail = _tail(self.log_path)
+        tail = log_tail(self.log_path)
         connects = self.results.get(CheckId.CONNECTS)
-        if connects is not None and connects.advice == START_HINT and _last_words(tail):
+        if connects is not None and connects.advice == START_HINT and last_words(tail):
             # what the bot (or the sandbox starting it) said last names the cause
             self.results[CheckId.CONNECTS] = replace(
-                connects, detail=f"{connects.detail}: {_last_words(tail)}")
+                connects, detail=f"{connects.detail}: {last_words(tail)}")
         results = tuple(self.results.get(c, CheckResult(c, None, "not run: an earlier check "
                                                                  "failed")) for c in CheckId)
         return CheckReport(results, tuple(self.records), tail)
@@ -371,7 +148,7 @@ class _Run:
                                f"{self._how(process)})", START_HINT)
                     return process, None
                 continue
-            problem = _hello_problem(got[1], token)
+            problem = hello_problem(got[1], token)
             if problem is not None:
                 self._fail(CheckId.CONNECTS, problem)
                 return process, None
@@ -386,7 +163,7 @@ class _Run:
 
     # -- games ------------------------------------------------------------------------------
 
-    def _play(self, observer: _Observer, process: BotProcess, peer: bytes) -> None:
+    def _play(self, observer: Observer, process: BotProcess, peer: bytes) -> None:
         for index in range(self.options.games):
             if not process.alive():
                 break
@@ -396,7 +173,7 @@ class _Run:
             if record.seats[index % self.players].forfeit in _GONE:
                 break  # a forfeit on faults leaves the process able to play the next game
 
-    def _game(self, index: int, observer: _Observer, process: BotProcess,
+    def _game(self, index: int, observer: Observer, process: BotProcess,
               peer: bytes) -> GameRecord:
         """Play game `index`: its own seed, the candidate in seat index % players."""
         seat = index % self.players
@@ -405,7 +182,7 @@ class _Run:
         return run_game(self.engine, self.options.rules, self.options.seed + index, table,
                         observer, self.options.time, FaultPolicy(max_faults=3), ids=self.ids)
 
-    def _judge_play(self, observer: _Observer, process: BotProcess) -> None:
+    def _judge_play(self, observer: Observer, process: BotProcess) -> None:
         seats = [next(s for s in r.seats if s.bot == BOT_NAME) for r in self.records]
         if any(s.forfeit in _GONE for s in seats):
             # its connection can drop a moment before the process ends: let the status come,
@@ -441,7 +218,7 @@ class _Run:
         self._judge_error(observer, process)
         self._judge_games(seats, process)
 
-    def _judge_error(self, observer: _Observer, process: BotProcess) -> None:
+    def _judge_error(self, observer: Observer, process: BotProcess) -> None:
         if observer.injected_before is None:
             self._skip(CheckId.SURVIVES_ERROR, "not run: the bot got fewer than "
                                                f"{INJECT_AT_REQUEST} requests")
@@ -466,12 +243,12 @@ class _Run:
             game, reason = gone[0]
             self.end_reported = status is not None
             self._fail(CheckId.MANY_GAMES, f"game {game + 1}: {reason.value} ({how})",
-                       _end_hint(status))
+                       end_hint(status))
         elif len(self.records) < self.options.games:
             self.end_reported = True
             self._fail(CheckId.MANY_GAMES, f"{len(self.records)} of {self.options.games} games "
                        f"played; the process ended after game {len(self.records)} ({how})",
-                       _end_hint(status))
+                       end_hint(status))
         else:
             forfeits = sum(s.forfeit is not None for s in seats)
             self._pass(CheckId.MANY_GAMES, f"{len(self.records)} games in one process"
@@ -479,7 +256,7 @@ class _Run:
 
     # -- reproducibility --------------------------------------------------------------------
 
-    def _replay(self, observer: _Observer, process: BotProcess, peer: bytes) -> None:
+    def _replay(self, observer: Observer, process: BotProcess, peer: bytes) -> None:
         """Play the first game again (same seed, seat and opponents) and compare actions."""
         first = self.records[0] if self.records else None
         if first is None or not process.alive():
@@ -532,41 +309,3 @@ class _Run:
         else:
             self._pass(CheckId.SHUTDOWN, "exited with status 0")
 
-
-def _end_hint(status: int | None) -> str:
-    """The hint for a lost seat: "" (the check's own hint) for a process that ended by itself."""
-    if status is None:
-        return DROPPED_HINT
-    return "" if status == 0 else DIED_HINT
-
-
-def _hello_problem(frames: list[bytes], token: str) -> str | None:
-    """Return what is wrong with the first message, or None for a good hello."""
-    if len(frames) != 1:
-        return f"the first message has {len(frames)} frames; a message is exactly one frame"
-    try:
-        message = decode_bot(frames[0])
-    except WireError as exc:
-        return f"the first message is not a valid hello: {exc}"
-    if not isinstance(message, Hello):
-        return "the first message must be a hello"
-    if message.token != token:
-        return "hello carries a wrong token (send the value of $ARENA_TOKEN)"
-    if message.protocol != PROTOCOL_VERSION:
-        return f"hello says protocol {message.protocol}; the referee speaks {PROTOCOL_VERSION}"
-    return None
-
-
-def _last_words(tail: str) -> str:
-    """The bot's last non-empty output line (the referee's own notes skipped), or ""."""
-    said = [line.strip() for line in tail.splitlines()
-            if line.strip() and not line.startswith("[arena ")]
-    return said[-1] if said else ""
-
-
-def _tail(path: Path, lines: int = 15) -> str:
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return ""
-    return "\n".join(text.splitlines()[-lines:])

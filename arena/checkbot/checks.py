@@ -1,0 +1,133 @@
+"""The checks of `arena check-bot`, their hints, and the records of a run's results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from arena.core.game import Json
+from arena.core.record import GameRecord
+from arena.referee.sandbox import SandboxPolicy
+from arena.referee.spec import TimeControl
+
+BOT_NAME = "candidate"
+INJECT_AT_REQUEST = 2
+"""The unsolicited `error` goes out just before the bot's second request of the first game."""
+INJECTED_DETAIL = "arena check-bot: a test error; carry on with the next request"
+
+class CheckId(StrEnum):
+    """The checks, in the order they run."""
+
+    CONNECTS = "connects in time"
+    IN_TIME = "answers within the move limit"
+    ECHOES_IDS = "echoes request ids"
+    VALID_ACTIONS = "sends only valid actions"
+    SURVIVES_ERROR = "survives an error reply"
+    MANY_GAMES = "plays several games in one process"
+    REPRODUCIBLE = "replays a game identically"
+    SHUTDOWN = "exits on shutdown"
+
+
+WARNINGS = frozenset({CheckId.REPRODUCIBLE})
+"""Checks whose failure is a warning: reported, but the bot still passes. A bot whose search
+stops on the clock may legitimately play a replayed game differently."""
+
+
+HINTS: dict[CheckId, str] = {
+    CheckId.CONNECTS: "connect a DEALER to $ARENA_ENDPOINT and send, as the first message, "
+                      '{"type": "hello", "token": $ARENA_TOKEN, "name": ..., "protocol": 1}; '
+                      "a JeroMQ (Java) bot needs a tcp endpoint (--tcp)",
+    CheckId.IN_TIME: "answer every request within its move_ms (plus bank_ms); flush stdout "
+                     "after each line if you are a stdio bot",
+    CheckId.ECHOES_IDS: "copy the request's `id` into the action that answers it",
+    CheckId.VALID_ACTIONS: "pick one of request.options when they are given; free-form kinds "
+                           "are described in protocol/PROTOCOL.md",
+    CheckId.SURVIVES_ERROR: "an `error` message is information, not the end: log it and keep "
+                            "reading messages",
+    CheckId.MANY_GAMES: "keep the message loop going after game_over: one process plays many "
+                        "games, and game_start may come again",
+    CheckId.REPRODUCIBLE: "seed your random choices from game_start.bot_seed; see PROTOCOL.md "
+                          "(a generator seeded once per process, or from the clock, plays "
+                          "the same game differently)",
+    CheckId.SHUTDOWN: "exit with status 0 when a `shutdown` message arrives",
+}
+
+DIED_HINT = ("the process died in the middle of a game: its last output lines are below; "
+             "a bot keeps reading messages until `shutdown` arrives")
+"""The hint of "plays several games in one process" when the process did not end by itself
+after a game_over (killed by a signal, or a non-zero status)."""
+DROPPED_HINT = ("the connection dropped while the process still ran: a frame over 4 MiB makes "
+                "ZeroMQ drop it (protocol/PROTOCOL.md, Limits); keep one socket for the whole "
+                "run")
+"""The hint of "plays several games in one process" for a lost connection of a live process."""
+START_HINT = ("the process ended before its hello: its last output lines below say why (a "
+              "missing library or file, a wrong path, an exception at start)")
+"""The hint of "connects in time" for a process that ended before saying hello."""
+QUIT_HINT = ("keep the process running until a `shutdown` message arrives, then exit with "
+             "status 0")
+"""The hint of "exits on shutdown" for a process that ended before shutdown was sent."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """One check: passed (True), failed (False) or not run (None), with what was seen."""
+
+    check: CheckId
+    ok: bool | None
+    detail: str
+    advice: str = ""
+    """The hint for this failure when the check's usual hint (`HINTS`) names another cause."""
+
+    @property
+    def hint(self) -> str:
+        """What to fix when the check failed ("" otherwise)."""
+        return (self.advice or HINTS[self.check]) if self.ok is False else ""
+
+    @property
+    def warning(self) -> bool:
+        """True when a warning check failed: worth fixing, but not a failure of the bot."""
+        return self.ok is False and self.check in WARNINGS
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """What to check and how hard."""
+
+    game: str
+    cmd: tuple[str, ...]
+    games: int = 3
+    players: int | None = None
+    """Seats per game (default: 4 where the game allows it)."""
+    seed: int = 1
+    rules: dict[str, Json] = field(default_factory=dict)
+    time: TimeControl = TimeControl(move_ms=1000, bank_ms=0, startup_ms=10000)
+    endpoint: str | None = None
+    """None: ipc in a private directory; e.g. `tcp://127.0.0.1:0` for JeroMQ bots."""
+    cwd: str | None = None
+    grace_ms: int = 3000
+    workdir: Path | None = None
+    """Where the bot's log goes (default: a temporary directory)."""
+    sandbox: SandboxPolicy = SandboxPolicy()
+    """The bot runs in the sandbox a tournament would give it (docs/security.md)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """The results, the game records and the end of the bot's log."""
+
+    results: tuple[CheckResult, ...]
+    records: tuple[GameRecord, ...]
+    log_tail: str
+
+    @property
+    def passed(self) -> bool:
+        """True when every check but the warning checks ran and passed."""
+        return all(r.ok is True for r in self.results if r.check not in WARNINGS)
+
+    @property
+    def warnings(self) -> tuple[CheckResult, ...]:
+        """The warning checks that failed."""
+        return tuple(r for r in self.results if r.warning)
+
+

@@ -1,0 +1,48 @@
+"""What a bot's end, first message and log say, in words for its author."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.checkbot.checks import DIED_HINT, DROPPED_HINT
+from arena.protocol.codec import WireError, decode_bot
+from arena.protocol.messages import PROTOCOL_VERSION, Hello
+
+
+def end_hint(status: int | None) -> str:
+    """The hint for a lost seat: "" (the check's own hint) for a process that ended by itself."""
+    if status is None:
+        return DROPPED_HINT
+    return "" if status == 0 else DIED_HINT
+
+
+def hello_problem(frames: list[bytes], token: str) -> str | None:
+    """Return what is wrong with the first message, or None for a good hello."""
+    if len(frames) != 1:
+        return f"the first message has {len(frames)} frames; a message is exactly one frame"
+    try:
+        message = decode_bot(frames[0])
+    except WireError as exc:
+        return f"the first message is not a valid hello: {exc}"
+    if not isinstance(message, Hello):
+        return "the first message must be a hello"
+    if message.token != token:
+        return "hello carries a wrong token (send the value of $ARENA_TOKEN)"
+    if message.protocol != PROTOCOL_VERSION:
+        return f"hello says protocol {message.protocol}; the referee speaks {PROTOCOL_VERSION}"
+    return None
+
+
+def last_words(tail: str) -> str:
+    """The bot's last non-empty output line (the referee's own notes skipped), or ""."""
+    said = [line.strip() for line in tail.splitlines()
+            if line.strip() and not line.startswith("[arena ")]
+    return said[-1] if said else ""
+
+
+def log_tail(path: Path, lines: int = 15) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
