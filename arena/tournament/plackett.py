@@ -18,8 +18,9 @@ the order in which games were given, to the last bit.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -142,12 +143,21 @@ def _pass(block: Block, theta: Array, n: int,
     return loglik, grad, None if matrix is None else matrix.reshape(n, n)
 
 
-def _total(parts: Sequence[Block], theta: Array, n: int, prior: float,
-           want: str) -> tuple[float, Array, Array | None]:
+Part = TypeVar("Part")
+Pass = Callable[[Part, Array, int, str], tuple[float, Array, Array | None]]
+"""One part's pass (see `_pass`): the log-likelihood, the score and, for `want` 'info' or
+'outer', the information matrix or the sum of its games' score outer products. A model
+with another likelihood (`arena.tournament.bradley_terry`) brings its own pass and shares
+the prior, Newton's method and the sandwich below."""
+
+
+def total(one: Pass[Part], parts: Sequence[Part], theta: Array, n: int, prior: float,
+          want: str) -> tuple[float, Array, Array | None]:
+    """Sum `one` over the parts, and add the prior."""
     loglik, grad = 0.0, np.zeros(n)
     matrix = np.zeros((n, n)) if want else None
-    for block in parts:
-        ll, g, m = _pass(block, theta, n, want)
+    for part in parts:
+        ll, g, m = one(part, theta, n, want)
         loglik, grad = loglik + ll, grad + g
         if matrix is not None and m is not None:
             matrix += m
@@ -169,11 +179,17 @@ def fit(parts: Sequence[Block], n: int, prior: float = 1.0, tolerance: float = 1
     saves iterations: the likelihood is concave, so the maximum found is the same (to
     `tolerance`; not to the last bit, as a fit from zero is).
     """
+    return newton(_pass, parts, n, prior, tolerance, max_iterations, start)
+
+
+def newton(one: Pass[Part], parts: Sequence[Part], n: int, prior: float, tolerance: float,
+           max_iterations: int, start: Array | None = None) -> Result:
+    """Maximise a concave (penalised) likelihood given by its pass, with step halving."""
     theta = np.zeros(n) if start is None else np.array(start, dtype=np.float64)
     iterations = 0
     pin = np.full((n, n), 1 / n) if not prior else 0.0  # fixes the free constant
     for iterations in range(1, max_iterations + 1):  # noqa: B007 - reported
-        loglik, grad, info = _total(parts, theta, n, prior, "info")
+        loglik, grad, info = total(one, parts, theta, n, prior, "info")
         assert info is not None
         step = np.linalg.solve(info + pin, grad)
         scale = 1.0
@@ -181,20 +197,21 @@ def fit(parts: Sequence[Block], n: int, prior: float = 1.0, tolerance: float = 1
             trial = theta + scale * step
             if not prior:
                 trial -= trial.mean()
-            if _total(parts, trial, n, prior, "")[0] >= loglik - 1e-12 * abs(loglik):
+            if total(one, parts, trial, n, prior, "")[0] >= loglik - 1e-12 * abs(loglik):
                 break
             scale /= 2
         theta = trial
         if float(np.abs(scale * step).max(initial=0.0)) < tolerance:
             break
     theta = theta - theta.mean()
-    return Result(theta, covariance(parts, theta, n, prior), iterations)
+    return Result(theta, covariance(one, parts, theta, n, prior), iterations)
 
 
-def covariance(parts: Sequence[Block], theta: Array, n: int, prior: float) -> Array:
+def covariance(one: Pass[Part], parts: Sequence[Part], theta: Array, n: int,
+               prior: float) -> Array:
     """The sandwich covariance of the centred strengths."""
-    _, _, info = _total(parts, theta, n, prior, "info")
-    _, _, outer = _total(parts, theta, n, prior, "outer")
+    _, _, info = total(one, parts, theta, n, prior, "info")
+    _, _, outer = total(one, parts, theta, n, prior, "outer")
     assert info is not None and outer is not None
     if not prior:
         info = info + 1 / n

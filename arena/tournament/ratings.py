@@ -1,8 +1,10 @@
-"""Ratings from placings: online multiplayer Elo and a batch Plackett-Luce fit with intervals.
+"""Ratings from placings: the live view's online rating and the batch fits with intervals.
 
 The live view's online rating is OpenSkill's Bayesian Plackett-Luce (`OnlineRating`). The
-batch fit models the whole placing (`arena.tournament.plackett`): no pairwise approximation, and
-intervals from the sandwich covariance, calibrated in simulation at k = 2, 4 and 8.
+default batch fit models the whole placing (`arena.tournament.plackett`): no pairwise
+approximation, and intervals from the sandwich covariance, calibrated in simulation at
+k = 2, 4 and 8. `rating: bradley-terry` fits the pairwise model instead
+(`arena.tournament.bradley_terry`), with the sandwich taken over tables.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Protocol
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
-from arena.tournament import plackett
+from arena.tournament import bradley_terry, plackett
 
 ELO_SCALE = 400 / math.log(10)
 """Elo points per natural-log unit of Bradley-Terry strength."""
@@ -106,9 +108,25 @@ def fit(games: Iterable[Placings], anchor: float = 1500, prior: float = 1.0,
     listed = [list(g) for g in games]
     bots = sorted({bot for game in listed for bot, _ in game})
     index = {b: i for i, b in enumerate(bots)}
-    n = len(bots)
     parts = plackett.blocks([[(index[b], p) for b, p in game] for game in listed])
-    result = plackett.fit(parts, n, prior, tolerance, max_iterations)
+    result = plackett.fit(parts, len(bots), prior, tolerance, max_iterations)
+    return _rated(bots, listed, result, anchor)
+
+
+def fit_pairwise(games: Iterable[Placings], anchor: float = 1500,
+                 prior: float = 1.0) -> Fit:
+    """`fit` with the pairwise Bradley-Terry model (`arena.tournament.bradley_terry`): each
+    pair of seats at a table is a game; intervals from the sandwich over tables."""
+    listed = [list(g) for g in games]
+    bots = sorted({bot for game in listed for bot, _ in game})
+    index = {b: i for i, b in enumerate(bots)}
+    parts = bradley_terry.tables([[(index[b], p) for b, p in game] for game in listed])
+    return _rated(bots, listed, bradley_terry.fit(parts, len(bots), prior), anchor)
+
+
+def _rated(bots: list[str], listed: list[list[tuple[str, int]]], result: plackett.Result,
+           anchor: float) -> Fit:
+    """The fit's strengths as ratings with intervals, LOS within each connected group."""
     theta, cov = result.theta, result.cov
     ratings = {}
     for i, bot in enumerate(bots):
@@ -172,7 +190,18 @@ class PlackettLuceRater:
         return fit(games, prior=self.prior)
 
 
-RATERS: dict[str, Callable[[], Rater]] = {"plackett-luce": PlackettLuceRater}
+class BradleyTerryRater:
+    """`fit_pairwise` as a `Rater`."""
+
+    def __init__(self, prior: float = 1.0) -> None:
+        self.prior = prior
+
+    def fit(self, games: Sequence[Placings]) -> Fit:
+        return fit_pairwise(games, prior=self.prior)
+
+
+RATERS: dict[str, Callable[[], Rater]] = {"plackett-luce": PlackettLuceRater,
+                                          "bradley-terry": BradleyTerryRater}
 """Batch raters by name; adding one is its module and a line here."""
 ONLINE_RATERS: dict[str, Callable[[], OnlineRater]] = {"openskill": OnlineRating}
 """Online raters by name."""

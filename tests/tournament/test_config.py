@@ -209,4 +209,4 @@ def test_rating_chooses_a_registered_rater_and_is_not_in_the_fingerprint(
 def test_an_unknown_rating_names_its_line_and_the_registered_raters() -> None:
     found = problems(GOOD + "rating: glicko\n")
     assert found == [f"t.yaml:{GOOD.count(chr(10)) + 1}: rating 'glicko' is not one of "
-                     "plackett-luce"]
+                     "bradley-terry, plackett-luce"]

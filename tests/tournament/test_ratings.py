@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.tournament.ratings import ELO_SCALE, OnlineRating, fit, pairwise
+from arena.tournament.ratings import ELO_SCALE, Fit, OnlineRating, fit, fit_pairwise, pairwise
 
 
 def two_player(winner: str, loser: str) -> list[tuple[str, int]]:
@@ -58,9 +59,10 @@ def test_prior_keeps_an_unbeaten_bot_finite() -> None:
     assert result.los["a"]["b"] > 0.95
 
 
-@given(st.randoms(use_true_random=False))
+@pytest.mark.parametrize("fitter", [fit, fit_pairwise], ids=["plackett-luce", "bradley-terry"])
+@given(rng=st.randoms(use_true_random=False))
 @settings(max_examples=20, deadline=None)
-def test_fit_does_not_depend_on_game_order(rng: random.Random) -> None:
+def test_fit_does_not_depend_on_game_order(fitter: Callable[..., Fit], rng: random.Random) -> None:
     bots = ["a", "b", "c", "d", "e"]
     games = []
     for _ in range(40):
@@ -68,7 +70,7 @@ def test_fit_does_not_depend_on_game_order(rng: random.Random) -> None:
         games.append([(b, rng.randint(1, len(table))) for b in table])
     shuffled = games[:]
     rng.shuffle(shuffled)
-    assert fit(games) == fit(shuffled)
+    assert fitter(games) == fitter(shuffled)
 
 
 def simulate(true: dict[str, float], games: int, seed: int) -> list[list[tuple[str, int]]]:
