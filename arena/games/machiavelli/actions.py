@@ -74,6 +74,7 @@ class ActionType(StrEnum):
     GIVE_CROWN = "give_crown"
     ADVISE = "advise"
     CARDINAL_BUILD = "cardinal_build"
+    BEWITCH = "bewitch"
     DONE = "done"
     END_TURN = "end_turn"
 
@@ -81,7 +82,7 @@ class ActionType(StrEnum):
 T = ActionType
 _FIELDS: dict[ActionType, tuple[str, ...]] = {
     T.PICK_CHARACTER: ("character",), T.DISCARD_CHARACTER: ("character",),
-    T.KILL: ("character",), T.ROB: ("character",),
+    T.KILL: ("character",), T.ROB: ("character",), T.BEWITCH: ("character",),
     T.KEEP_CARD: ("district",), T.BUILD: ("district",), T.PAY_CARD: ("district",),
     T.DISCARD_CARD: ("district",), T.BEAUTIFY: ("district",), T.LABORATORY: ("district",),
     T.PAY_WITH_CARDS: ("district",),
@@ -109,7 +110,7 @@ ALLOWED: dict[Kind, frozenset[ActionType]] = {
         T.ROB, T.SWAP_HANDS, T.EXCHANGE_CARDS, T.DESTROY, T.BEAUTIFY, T.TAKE_TAX,
         T.LABORATORY, T.SMITHY, T.NAVIGATE, T.STUDY, T.SEIZE, T.SPY, T.LOOK, T.FORESEE,
         T.ARMORY, T.FRAMEWORK, T.NECROPOLIS, T.TRADE_DISTRICTS, T.ABBOT_INCOME,
-        T.TAKE_FROM_RICHEST, T.GIVE_CROWN, T.CARDINAL_BUILD, T.END_TURN,
+        T.TAKE_FROM_RICHEST, T.GIVE_CROWN, T.CARDINAL_BUILD, T.BEWITCH, T.END_TURN,
     }),
     Kind.TAKE_CARD: frozenset({T.TAKE_CARD}),
     Kind.WIZARD_BUILD: frozenset({T.DONE, T.BUILD}),

@@ -55,6 +55,7 @@ def start_round(state: State, events: list[Event]) -> None:
         seat_chars.clear()
     state.faceup, state.facedown = [], []
     state.killed = state.robbed = state.thief_seat = state.bishop_seat = None
+    state.bewitched = state.witch_seat = state.spell = None
     state.revealed = []
     pool = list(state.cast)
     state.rng.shuffle(pool)

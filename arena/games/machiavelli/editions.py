@@ -64,15 +64,18 @@ def edition_of(rules: Mapping[str, object]) -> Edition:
 
 CLASSIC_CAST: tuple[Character, ...] = BASE_CAST
 DARK_CITY_VERIFIED: tuple[Character, ...] = (
-    Character.ALCHEMIST, Character.NAVIGATOR, Character.ARTIST)
+    Character.WITCH, Character.ALCHEMIST, Character.NAVIGATOR, Character.ARTIST)
 """Dark City characters offered with `dark_city: true`: those whose classic text equals the
 revised one (REFERENCE §1.10: Alchemist, Navigator, Artist "same") with the classic timing
 verified (§1.4.2: the Alchemist refunds at the end of the turn; the Navigator's bonus comes
-after his action and is compulsory)."""
+after his action and is compulsory), and the Witch, whose classic text is verified (§1.10,
+Faidutti FAQ: after her action she names a character, compulsory; the bewitched player
+takes only his action; she plays the rest of his turn with its power; the King still gets
+the crown), which is the revised Witch's without its later spelled-out edge cases."""
 DARK_CITY_UNVERIFIED: tuple[str, ...] = (
-    "witch", "tax_collector", "wizard", "emperor", "abbot", "diplomat", "queen")
+    "tax_collector", "wizard", "emperor", "abbot", "diplomat", "queen")
 """Dark City characters left out: REFERENCE §1.10 has their classic texts from secondary
-sources only (the Witch's is verified but not implemented with it yet)."""
+sources only."""
 DARK_CITY_DISTRICTS_UNVERIFIED: tuple[str, ...] = (
     "lighthouse", "armory", "museum", "imperial_treasury", "map_room", "wishing_well",
     "quarry", "poor_house", "bell_tower", "factory", "park", "hospital", "throne_room",

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from arena.core.game import Event
 
 from . import cards as C
-from . import powers
+from . import powers, witch
 from .actions import Action, ActionType, make
 from .cards import INCOME_CARDS, NAMES, Character
 from .editions import EDITIONS, edition_of
 from .events import gold, private, public
-from .state import Pending, Phase, State
+from .state import Pending, Phase, Spell, State
 from .turn import (
     architect_cards,
     build_cost,
@@ -31,6 +31,7 @@ T = ActionType
 # module-level copies of class constants (a global lookup is cached; a class attribute is not)
 _KEEP, _CALL, _TAX_COLLECTOR = Pending.KEEP, Phase.CALL, Character.TAX_COLLECTOR
 _GRAVEYARD, _ARCHITECT = Pending.GRAVEYARD, Character.ARCHITECT
+_BEWITCHED = Spell.BEWITCHED
 _DONE = make(T.DONE)
 
 
@@ -39,14 +40,30 @@ def _gather_gold(state: State, seat: int, action: Action, events: list[Event]) -
     amount = 3 if C.GOLD_MINE in state.cities[seat] else 2  # the Gold Mine: +1 when gathering
     state.gold[seat] += amount
     events.append(public("gathered_gold", seat=seat, amount=amount, gold=gold((seat, amount))))
-    if state.current_char is _ARCHITECT:
-        _after_action(state, seat, events)
+    if state.current_char is _ARCHITECT or state.spell is not None:
+        _gathered(state, seat, events)
 
 
-def _after_action(state: State, seat: int, events: list[Event]) -> None:
-    """The Architect's gather is complete (a kept card included): the classic +2 cards."""
-    if edition_of(state.rules).architect_after_gather:
+def _gathered(state: State, seat: int, events: list[Event]) -> None:
+    """A gather is complete (a kept card included): the bewitched holder's turn ends and
+    the Witch resumes; the classic Architect draws his +2 cards."""
+    spell = state.spell
+    if spell == _BEWITCHED:
+        _release(state, seat, events)
+    elif spell is None and edition_of(state.rules).architect_after_gather:
         architect_cards(state, seat, events)
+
+
+def _release(state: State, holder: int, events: list[Event]) -> None:
+    """The bewitched holder's turn ends (his own end-of-turn districts act: they are not
+    the character's abilities; DECISIONS.md "Witch"), and the Witch resumes."""
+    character = state.current_char
+    assert character is not None
+    city = state.cities[holder]
+    if C.POOR_HOUSE in city or C.PARK in city:
+        _end_of_turn_districts(state, holder, events)
+    events.append(public("turn_ended", seat=holder, character=NAMES[character]))
+    witch.resume(state, events)
 
 
 def _gather_cards(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -64,8 +81,8 @@ def _gather_cards(state: State, seat: int, action: Action, events: list[Event]) 
         state.pending, state.aside = _KEEP, drawn
     else:
         state.hands[seat].extend(drawn)
-        if state.current_char is _ARCHITECT:
-            _after_action(state, seat, events)
+        if state.current_char is _ARCHITECT or state.spell is not None:
+            _gathered(state, seat, events)
 
 
 def _keep_card(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -86,8 +103,8 @@ def _keep_card(state: State, seat: int, action: Action, events: list[Event]) -> 
         state.deck.extend(returned)
     events.append(public("kept_card", seat=seat, returned=len(returned)))
     events.append(private(seat, "own_kept", seat=seat, district=card, returned=returned))
-    if state.current_char is _ARCHITECT:
-        _after_action(state, seat, events)
+    if state.current_char is _ARCHITECT or state.spell is not None:
+        _gathered(state, seat, events)
 
 
 def _build(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -354,5 +371,6 @@ HANDLERS: dict[ActionType, Handler] = {  # by action type; `rules.apply` calls t
     T.EXCHANGE_CARDS: _exchange, T.DISCARD_CARD: _discard_card, T.DESTROY: _destroy,
     T.BEAUTIFY: _beautify, T.TAKE_TAX: _take_tax, T.LABORATORY: _laboratory,
     T.SMITHY: _smithy, T.END_TURN: _end_turn, T.FRAMEWORK: _framework,
-    T.NECROPOLIS: _necropolis, T.CARDINAL_BUILD: _cardinal_build, **powers.HANDLERS,
+    T.NECROPOLIS: _necropolis, T.CARDINAL_BUILD: _cardinal_build, T.BEWITCH: witch.bewitch,
+    **powers.HANDLERS,
 }

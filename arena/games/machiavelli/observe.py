@@ -1,10 +1,11 @@
 """What one seat may know: THE ONLY place where hidden information is filtered.
 
 Public: cities, gold, hand sizes, deck size, crown, face-up discards, the characters named by
-the Assassin and the Thief, characters revealed this round and by whom, the tax token, the
-acting seat. Private to the seat: its hand, its own characters, the characters offered to it
-during the draft (while it chooses), and its own turn's pending cards. Never: other hands,
-other seats' unrevealed characters, face-down discards, the deck order, the RNG.
+the Assassin, the Thief and the Witch, characters revealed this round and by whom, the tax
+token, the acting seat and the character it plays (the Witch's seat, resumed, plays the
+bewitched character). Private to the seat: its hand, its own characters, the characters
+offered to it during the draft (while it chooses), and its own turn's pending cards. Never:
+other hands, other seats' unrevealed characters, face-down discards, the deck order, the RNG.
 Imports only the standard library and `arena.core`.
 """
 
@@ -24,7 +25,8 @@ _DRAFT, _TURN = Phase.DRAFT, Phase.TURN  # globals: cached lookups, unlike class
 _TEMPLATE: dict[str, Json] = dict.fromkeys((
     "seat", "players", "round", "phase", "crown", "city_size", "cast", "gold", "hand_sizes",
     "cities", "beautified", "deck_size", "tax_token", "first_complete", "faceup_discards",
-    "killed", "robbed", "revealed", "current", "hand", "characters", "draft_pool", "turn"))
+    "killed", "robbed", "bewitched", "revealed", "current", "hand", "characters", "draft_pool",
+    "turn"))
 
 
 def observation(state: State, seat: int) -> dict[str, Json]:
@@ -52,6 +54,8 @@ def observation(state: State, seat: int) -> dict[str, Json]:
         obs["killed"] = NAMES[killed]
     if robbed:
         obs["robbed"] = NAMES[robbed]
+    if state.bewitched:
+        obs["bewitched"] = NAMES[state.bewitched]  # named aloud by the Witch
     obs["revealed"] = [{"seat": s, "character": NAMES[c]} for s, c in revealed] if revealed else []
     if current is not None and character is not None:
         obs["current"] = {"seat": current, "character": NAMES[character]}

@@ -11,11 +11,11 @@ from arena.core.errors import IllegalAction
 from arena.core.game import Event, Json, Termination
 from arena.core.hotpath import make_decision
 
-from . import draft, effects, powers, scoring, turn
+from . import draft, effects, powers, scoring, turn, witch
 from .actions import Action, Kind, shared_wires, wire_text
 from .cards import NAMES, Character
 from .events import gold, public
-from .state import Legal, Pending, Phase, State
+from .state import Legal, Pending, Phase, Spell, State
 
 # module-level copies of class constants: in CPython 3.11 a global is a cached lookup, while
 # an attribute of a class (an Enum's above all) is looked up afresh every time
@@ -73,7 +73,10 @@ def _call(state: State, events: list[Event]) -> None:
         state.gold[thief] += amount
         events.append(public("robbed", seat=seat, thief=thief, amount=amount,
                              gold=gold((seat, -amount), (thief, amount)) if amount else []))
-    turn.start(state, seat, character, events)
+    if character is state.bewitched:
+        witch.call_bewitched(state, seat, character, events)
+    else:
+        turn.start(state, seat, character, events)
 
 
 def _end_round(state: State, events: list[Event]) -> None:
@@ -132,6 +135,8 @@ def legal(state: State) -> Legal | None:
             context: dict[str, Json] = {
                 "character": NAMES[character] if character else None,
                 "gathered": state.gathered, "builds_left": state.builds_left}
+            if state.bewitched is not None or state.spell is not None:
+                _spell_context(state, context)
         elif state.pending == _GRAVEYARD:
             # the destroyed district's owner answers during the Warlord's turn
             kind, actions = turn.legal(state)
@@ -158,6 +163,8 @@ def _turn_context(state: State, seat: int) -> dict[str, Json]:
         "character": NAMES[character] if character else None,
         "gathered": state.gathered, "builds_left": state.builds_left,
     }
+    if state.bewitched is not None or state.spell is not None:
+        _spell_context(state, context)
     if pending is None:
         return context
     if pending == _KEEP or pending == Pending.STUDY:
@@ -171,6 +178,15 @@ def _turn_context(state: State, seat: int) -> dict[str, Json]:
     elif pending in turn.PENDING:
         context.update(turn.PENDING[pending][1](state, seat))
     return context
+
+
+def _spell_context(state: State, context: dict[str, Json]) -> None:
+    """`spell` in a turn the Witch touches: `witch` (gather, then bewitch), `bewitched`
+    (the holder gathers, and his turn ends), `resumed` (the Witch acts as the character)."""
+    if state.spell is not None:
+        context["spell"] = state.spell
+    elif state.current_char is state.bewitched and state.current_seat == state.witch_seat:
+        context["spell"] = Spell.RESUMED
 
 
 def validate(state: State, seat: int, action: Action) -> Legal:

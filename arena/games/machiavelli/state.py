@@ -49,6 +49,24 @@ class Pending:
     ADVISOR = "advisor"
 
 
+class Spell:
+    """Values of `State.spell`: the two turns the Witch restricts (REFERENCE §1.4.1, §1.8).
+
+    The seat that acts (`current_seat`) and the character whose turn it is (`current_char`)
+    differ when the Witch resumes: she acts with her own hand, gold and city as the
+    bewitched character. `spell` is None then (her resumed turn is a full turn of that
+    character); `State.bewitched` names the character, `witch_seat` her seat.
+    """
+
+    WITCH = "witch"
+    """The Witch's own turn: gather, then bewitch a character; her turn then pauses."""
+    BEWITCHED = "bewitched"
+    """The bewitched character's holder: he gathers, and his turn ends at once."""
+    RESUMED = "resumed"
+    """Not a value of `State.spell`: the decision context's name for the Witch's resumed
+    turn (`spell` None, `current_char` the bewitched character)."""
+
+
 @dataclass(slots=True)
 class Legal:
     """The current decision with its legal actions (cached in `State.cache`).
@@ -108,6 +126,12 @@ class State:
     """The seat whose hand the Wizard looks at (pending `take_card`)."""
     owed: list[int] = field(default_factory=list)
     """Seats the Seer still owes a card, in order (pending `give_card`)."""
+    bewitched: Character | None = None
+    """The character the Witch named this round (public: she names it aloud)."""
+    witch_seat: int | None = None
+    """The Witch's seat once she has bewitched (she resumes there)."""
+    spell: str | None = None
+    """`Spell.WITCH` or `Spell.BEWITCHED` during the turns the Witch restricts, else None."""
     first_complete: int | None = None
     termination: str | None = None
     cache: Legal | None = field(default=None, repr=False, compare=False)
@@ -121,12 +145,13 @@ class State:
     """
 
 
-_CHAR_FIELDS = ("killed", "robbed", "current_char")
+_CHAR_FIELDS = ("killed", "robbed", "current_char", "bewitched")
 _CHAR_LIST_FIELDS = ("cast", "faceup", "facedown", "pool")
 _PLAIN = ("players", "crown", "round", "phase", "draft_index", "thief_seat", "bishop_seat",
           "calling", "current_seat", "gathered", "builds_left", "pending", "tax_token",
-          "first_complete", "termination", "build_paid", "target")
-_ADDED: dict[str, Json] = {"build_paid": 0, "target": None, "owed": []}
+          "first_complete", "termination", "build_paid", "target", "witch_seat", "spell")
+_ADDED: dict[str, Json] = {"build_paid": 0, "target": None, "owed": [], "bewitched": None,
+                           "witch_seat": None, "spell": None}
 """Fields added after states were first stored, with the value an older state means."""
 _LISTS = ("gold", "deck", "used", "aside", "owed")
 _NESTED = ("hands", "cities", "beautified")
@@ -151,6 +176,7 @@ def clone(state: State) -> State:
         pending=state.pending, aside=list(state.aside), tax_token=state.tax_token,
         haunted_round=state.haunted_round,
         build_paid=state.build_paid, target=state.target, owed=list(state.owed),
+        bewitched=state.bewitched, witch_seat=state.witch_seat, spell=state.spell,
         first_complete=state.first_complete, termination=state.termination,
         cache=state.cache,
     )
@@ -201,7 +227,8 @@ def from_json(data: Mapping[str, Json]) -> State:
     for name in ("used", "aside", "owed"):
         setattr(state, name, list(data.get(name, [])))
     for name in _CHAR_FIELDS:
-        setattr(state, name, char(data[name]))
+        setattr(state, name, char(data[name] if name in data or name not in _ADDED
+                                  else _ADDED[name]))
     for name in ("faceup", "facedown", "pool"):
         setattr(state, name, chars(data[name]))
     state.chars = [chars(cs) for cs in data["chars"]]

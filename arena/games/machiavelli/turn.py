@@ -16,7 +16,7 @@ from .actions import Action, ActionTable, ActionType, Kind, make
 from .cards import COST, INCOME_TYPE, INCOME_TYPE_OF, TYPE, Character, DistrictType
 from .editions import EDITIONS, edition_of
 from .events import gold, private, public
-from .state import Pending, Phase, State
+from .state import Pending, Phase, Spell, State
 
 T = ActionType
 GATHER_GOLD, GATHER_CARDS = make(T.GATHER_GOLD), make(T.GATHER_CARDS)
@@ -72,18 +72,23 @@ def income(state: State, seat: int, character: Character) -> int:
     return sum(1 for d in city if TYPE[d] is kind) + (1 if C.SCHOOL_OF_MAGIC in city else 0)
 
 
-def start(state: State, seat: int, character: Character, events: list[Event]) -> None:
-    """Begin `character`'s turn for `seat` and apply its automatic effects."""
+def start(state: State, seat: int, character: Character, events: list[Event],
+          crown: bool = True) -> None:
+    """Begin `character`'s turn for `seat` and apply its automatic effects; `crown` False:
+    the King's or Patrician's crown went to the bewitched holder (the Witch resumes)."""
     state.phase = _TURN
     state.current_seat, state.current_char = seat, character
     state.gathered, state.used, state.pending, state.aside = False, [], None, []
     state.builds_left = BUILD_LIMIT.get(character, 1)
-    state.build_paid = 0
+    state.build_paid, state.spell = 0, None
     if character not in _AUTOMATIC:
         return
     if character is Character.KING or character is Character.PATRICIAN:
-        state.crown = seat
-        events.append(public("crown_taken", seat=seat, heir=False))
+        if crown:
+            state.crown = seat
+            events.append(public("crown_taken", seat=seat, heir=False))
+    elif character is _WITCH:
+        state.spell = Spell.WITCH  # she gathers, then bewitches; no build, no other effect
     elif character is Character.BISHOP:
         state.bishop_seat = seat
     elif character is Character.MERCHANT:
@@ -108,9 +113,10 @@ def architect_cards(state: State, seat: int, events: list[Event]) -> None:
 
 # the characters with an automatic effect when revealed (`start` returns early for the others)
 _AUTOMATIC = frozenset((Character.KING, Character.PATRICIAN, Character.BISHOP,
-                        Character.MERCHANT, Character.ARCHITECT, Character.QUEEN))
+                        Character.MERCHANT, Character.ARCHITECT, Character.QUEEN,
+                        Character.WITCH))
 BUILD_LIMIT = {Character.ARCHITECT: 3, Character.SEER: 2, Character.SCHOLAR: 2,
-               Character.NAVIGATOR: 0}
+               Character.NAVIGATOR: 0, Character.WITCH: 0}
 """Builds per turn where the character changes the limit of 1 (§1.4.1)."""
 _TURN = Phase.TURN
 
@@ -134,19 +140,21 @@ PAY_CARD, BUILD = ActionTable(T.PAY_CARD, "district"), ActionTable(T.BUILD, "dis
 PAY_WITH_CARDS = ActionTable(T.PAY_WITH_CARDS, "district")
 BEAUTIFY, LABORATORY = ActionTable(T.BEAUTIFY, "district"), ActionTable(T.LABORATORY, "district")
 KILL, ROB = ActionTable(T.KILL, "character"), ActionTable(T.ROB, "character")
+BEWITCH = ActionTable(T.BEWITCH, "character")
 SWAP_HANDS, DESTROY = ActionTable(T.SWAP_HANDS, "seat"), ActionTable(
     T.DESTROY, "seat", "district")
 K_TURN, K_KEEP = Kind.TURN.value, Kind.KEEP_CARD.value
 K_EXCHANGE, K_DEN = Kind.EXCHANGE_CARDS.value, Kind.THIEVES_DEN.value
 _KEEP, _EXCHANGE, _ARTIST = Pending.KEEP, Pending.EXCHANGE, Character.ARTIST
 _WIZARD, _EMPEROR = Character.WIZARD, Character.EMPEROR
-_NAVIGATOR = Character.NAVIGATOR
+_NAVIGATOR, _WITCH = Character.NAVIGATOR, Character.WITCH
 _KEEPING = frozenset((Pending.KEEP, Pending.STUDY))  # both choose one card of `aside`
 
 # the ability options depend only on the cast (and the killed character, or the seat), so
 # they are built once per key; they are immutable tuples, shared freely
 _KILLS: dict[tuple[Character, ...], tuple[Action, ...]] = {}
 _ROBS: dict[tuple[tuple[Character, ...], Character | None], tuple[Action, ...]] = {}
+_BEWITCHES: dict[tuple[Character, ...], tuple[Action, ...]] = {}
 _SWAPS: dict[tuple[int, int], tuple[Action, ...]] = {}
 
 
@@ -191,6 +199,8 @@ def turn_actions(state: State, seat: int) -> list[Action]:
     """Return the legal actions of a turn with no multi-step choice pending, safest first."""
     character = state.current_char
     assert character is not None
+    if state.spell is not None:
+        return _spell_actions(state)
     used, city, purse, gathered = state.used, state.cities[seat], state.gold[seat], state.gathered
     if character in INCOME_TYPE and "income" not in used:
         actions = [INCOME, END_TURN] if gathered else [GATHER_GOLD, GATHER_CARDS, INCOME]
@@ -228,6 +238,21 @@ def turn_actions(state: State, seat: int) -> list[Action]:
     return actions
 
 
+def _spell_actions(state: State) -> list[Action]:
+    """The turns the Witch restricts (§1.4.1): the Witch and the bewitched holder must
+    gather first, nothing else (no gather-time choice but the gather's own district
+    effects); then the Witch must bewitch a character of the cast (any but herself: she
+    names characters, so one nobody holds is legal and she then never resumes). The
+    holder's turn ends as soon as he has gathered, so he never decides with `gathered`."""
+    if not state.gathered:
+        return [GATHER_GOLD, GATHER_CARDS]
+    cast = tuple(state.cast)
+    bewitches = _BEWITCHES.get(cast)
+    if bewitches is None:
+        bewitches = _BEWITCHES[cast] = tuple(BEWITCH[c] for c in cast if c is not _WITCH)
+    return list(bewitches)
+
+
 def _kills(state: State, seat: int) -> tuple[Action, ...]:
     cast = tuple(state.cast)
     kills = _KILLS.get(cast)
@@ -237,7 +262,9 @@ def _kills(state: State, seat: int) -> tuple[Action, ...]:
 
 
 def _robs(state: State, seat: int) -> tuple[Action, ...]:
-    key = (tuple(state.cast), state.killed)
+    # the killed or the bewitched character (never both: the Assassin and the Witch are
+    # both rank 1, so one cast never holds the two)
+    key = (tuple(state.cast), state.killed if state.killed is not None else state.bewitched)
     robs = _ROBS.get(key)
     if robs is None:
         robs = _ROBS[key] = tuple(ROB[c] for c in key[0] if c.rank > 2 and c is not key[1])
@@ -351,6 +378,8 @@ def why_illegal(state: State, seat: int, action: Action) -> str:
     """Explain, as precisely as cheaply possible, why a turn action is not legal now."""
     hand = state.hands[seat]
     d = action.district
+    if state.spell is not None:
+        return _spell_why(state)
     if action.type is T.PAY_WITH_CARDS and d != C.THIEVES_DEN:
         return f"only the thieves_den may be paid with cards, not the {d}"
     if action.type in (T.BUILD, T.PAY_WITH_CARDS) and d is not None:
@@ -384,10 +413,23 @@ def why_illegal(state: State, seat: int, action: Action) -> str:
     if action.type in (T.GATHER_GOLD, T.GATHER_CARDS) and state.gathered:
         return "you have already gathered this turn"
     if action.type is T.ROB and action.character is not None:
-        return "the thief may not rob a rank-1 character, himself or the killed character"
+        return ("the thief may not rob a rank-1 character, himself, the killed or the "
+                "bewitched character")
     if action.type is T.DESTROY:
         if not state.gathered and edition_of(state.rules).destroy_at_end:
             return "the classic warlord destroys at the end of his turn: gather first"
         return ("not a legal target: completed cities, the keep and a living bishop's "
                 "districts are immune, and the price (cost - 1) must be affordable")
     return "not allowed for your character now, or already used this turn"
+
+
+def _spell_why(state: State) -> str:
+    """Why an action is refused in a turn the Witch restricts."""
+    if state.spell == Spell.WITCH:
+        if not state.gathered:
+            return "the witch must gather (gold or cards) first"
+        return ("the witch must now bewitch a character (bewitch); her turn then pauses: "
+                "no building, no other effect until she resumes")
+    character = state.current_char.wire if state.current_char else "character"
+    return (f"the {character} is bewitched: its holder only gathers (gold or cards) and his "
+            f"turn ends; the witch plays the rest of it")

@@ -133,6 +133,9 @@ EVENTS: dict[str, tuple[dict[str, Json], str]] = {
                       "amount": NAT, "gold": GOLD}, "the Emperor's gold or random card"),
     "character_revealed": (_SEAT_CHARACTER, "a killed Emperor's holder reveals himself"),
     "cardinal_took": (_AMOUNT | {"target": SEAT}, "the Cardinal took the gold he lacked"),
+    "bewitched": (_SEAT_CHARACTER, "the Witch named a character; her turn pauses"),
+    "witch_resumed": (_SEAT_CHARACTER, "the bewitched holder's turn ended: the Witch "
+                                        "plays the rest of it as that character"),
     "turn_ended": (_SEAT_CHARACTER, "a character's turn ended"),
     "round_ended": ({"round": NAT}, "the round ended"),
     "game_ended": ({"termination": enum(t.value for t in Termination),
@@ -141,7 +144,9 @@ EVENTS: dict[str, tuple[dict[str, Json], str]] = {
 }
 """Every event: its fields besides `type`, and when it happens (PROTOCOL.md §9.5)."""
 
-_TURN_CONTEXT = {"character": CHARACTER, "gathered": BOOL, "builds_left": NAT}
+SPELL = enum(["witch", "bewitched", "resumed"])
+"""The optional context field `spell` of every turn decision the Witch touches."""
+_TURN_CONTEXT = {"character": CHARACTER, "gathered": BOOL, "builds_left": NAT, "spell": SPELL}
 CONTEXTS: dict[Kind, dict[str, Json]] = {
     Kind.PICK_CHARACTER: {"characters": CHARACTERS},
     Kind.DISCARD_CHARACTER: {"characters": CHARACTERS},
@@ -167,6 +172,7 @@ OBSERVATION: dict[str, Json] = {
     "hand_sizes": array(NAT), "cities": array(CARDS), "beautified": array(CARDS),
     "deck_size": NAT, "tax_token": NAT, "first_complete": nullable(SEAT),
     "faceup_discards": CHARACTERS, "killed": nullable(CHARACTER), "robbed": nullable(CHARACTER),
+    "bewitched": nullable(CHARACTER),
     "revealed": array(_REVEALED), "current": nullable(_REVEALED), "hand": CARDS,
     "characters": CHARACTERS, "draft_pool": nullable(CHARACTERS), "turn": nullable(_TURN),
 }
@@ -175,7 +181,7 @@ OBSERVATION: dict[str, Json] = {
 
 def decision_schema() -> dict[str, Json]:
     """A request's `kind`, `context` and `options` (every machiavelli request lists them)."""
-    variants = {kind.value: {"context": closed(CONTEXTS[kind]),
+    variants = {kind.value: {"context": closed(CONTEXTS[kind], optional=("spell",)),
                              "options": array(action_schema(ALLOWED[kind]))}
                 for kind in Kind}
     return tagged("kind", variants, {}, "a machiavelli decision: a request's kind, context "
