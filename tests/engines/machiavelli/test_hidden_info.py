@@ -13,7 +13,7 @@ from arena.core.game import Event, Json
 from arena.core.rng import derive_seed
 from arena.games.machiavelli import GAME, Action
 from arena.games.machiavelli.actions import ActionType, make
-from arena.games.machiavelli.cards import THIEVES_DEN, Character
+from arena.games.machiavelli.cards import NECROPOLIS, THIEVES_DEN, Character
 from arena.games.machiavelli.state import Phase, State
 
 
@@ -73,6 +73,14 @@ FACE_DOWN = {T.PAY_CARD, T.DISCARD_CARD, T.LABORATORY, T.KEEP_CARD, T.DONE}
 CITY = {T.DESTROY, T.SEIZE, T.ARMORY, T.NECROPOLIS, T.TRADE_DISTRICTS}
 
 
+def shown_card(action: Action) -> str | None:
+    """The card of the actor's hand that `action` builds in the open, if any (the
+    Necropolis action names the district it sacrifices, not the Necropolis it builds)."""
+    if action.type is T.NECROPOLIS:
+        return NECROPOLIS
+    return action.district if action.type in SHOWN else None
+
+
 Swap = tuple[int, int, str, bool]
 """(observer, owner, card, set aside): a card of `owner`'s hand, or of the cards it has set
 aside this turn, that `observer` cannot see."""
@@ -119,7 +127,7 @@ def pick_swap(state: State, action: Action, actor: int, rng: random.Random) -> S
     else:
         owner = rng.randrange(players)
         mine = [(c, False) for c in state.hands[owner]
-                if not (action.type in SHOWN and owner == actor and c == action.district)]
+                if not (owner == actor and c == shown_card(action))]
         if state.current_seat == owner:
             mine += [(c, True) for c in state.aside]
         card, aside = rng.choice(mine) if mine else (None, False)
@@ -222,3 +230,48 @@ def test_private_events_go_only_to_their_seat() -> None:
             else:
                 assert event.visible_to is None, event
     assert {"drew_cards", "own_pick", "characters_offered"} <= kinds
+
+
+WITCH_CAST = ["witch", "thief", "magician", "king", "bishop", "merchant", "architect",
+              "warlord"]
+
+
+def witch_rules(players: int) -> dict[str, Json]:
+    return {"characters": WITCH_CAST + (["tax_collector"] if players in (3, 8) else [])}
+
+
+@pytest.mark.parametrize("players", (2, 3, 4, 6, 8))
+def test_the_witch_creates_no_secret(players: int) -> None:
+    """Whom the Witch bewitched is public (named aloud); who she is stays hidden until she
+    is called, like every character; her options (any character of the cast) and each
+    seat's decision never depend on who holds which hidden character."""
+    state = GAME.new_game(players, witch_rules(players), players)
+    policy, shuffler = random.Random(3), random.Random(4)
+    spells: set[str] = set()
+    while (decision := GAME.to_act(state)) is not None:
+        seat = shuffler.randrange(players)
+        shuffled = reshuffle_hidden(state, seat, shuffler)
+        assert GAME.observation(shuffled, seat) == GAME.observation(state, seat)
+        if decision.kind == "turn":
+            mine = reshuffle_hidden(state, decision.seat, shuffler)
+            assert GAME.to_act(mine) == decision
+            spells.add(str(decision.context.get("spell")))
+        witch = next((s for s, held in enumerate(state.chars)
+                      if Character.WITCH in held), None)
+        called = any(c is Character.WITCH for _, c in state.revealed)
+        for other in range(players):
+            obs = GAME.observation(state, other)
+            if other != witch and not called:
+                assert "witch" not in obs["characters"]
+                assert all(r["character"] != "witch" for r in obs["revealed"])
+            assert obs["bewitched"] == (state.bewitched.wire if state.bewitched else None)
+        GAME.apply(state, decision.seat, GAME.random_action(state, decision.seat, policy))
+    assert {"witch", "bewitched", "resumed"} <= spells
+
+
+def test_the_bewitched_holders_hidden_cards_stay_hidden() -> None:
+    """The swap check (a hidden card changed with a deck card is never sent to another
+    seat) over games with the Witch: the resumed Witch's Magician, Warlord and builds."""
+    rng = random.Random(19)
+    for players, seed in ((2, 6), (4, 7), (5, 8), (8, 9)):
+        check_swaps(players, seed, rng, witch_rules(players))
