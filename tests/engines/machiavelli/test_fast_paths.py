@@ -58,7 +58,8 @@ def test_random_action_draws_as_randrange_did() -> None:
 OBSERVATION_KEYS = [
     "seat", "players", "round", "phase", "crown", "city_size", "cast", "gold", "hand_sizes",
     "cities", "beautified", "deck_size", "tax_token", "first_complete", "faceup_discards",
-    "killed", "robbed", "bewitched", "revealed", "current", "hand", "characters", "draft_pool", "turn"]
+    "killed", "robbed", "bewitched", "revealed", "current", "hand", "characters", "draft_pool",
+    "turn"]
 
 
 def _vandalise(value: object) -> None:
