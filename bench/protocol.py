@@ -19,8 +19,13 @@ referee's receive/decode/checks beyond a bare wait); (a') - (a) is what any proc
 computes between messages pays on this machine, and it grows with the load from elsewhere.
 Timing in the bot and around the referee's wait adds ~2 us to (b).
 
-Run: `.venv/bin/python bench/protocol.py [--games N] [--rounds R]`. Prints figures; asserts
-nothing. On a loaded machine run it 2-3 times and read the ranges.
+`--sandbox on|off`: the bots of (b) and of the games/s run under bubblewrap with the limits a
+tournament gives them (`on`, the default; it refuses to run where bubblewrap does not work),
+or as plain processes (`off`, `sandbox: none`); run both to read the sandbox's share of the
+round trip.
+
+Run: `.venv/bin/python bench/protocol.py [--games N] [--rounds R] [--sandbox on|off]`. Prints
+figures; asserts nothing. On a loaded machine run it 2-3 times and read the ranges.
 """
 
 from __future__ import annotations
@@ -42,15 +47,24 @@ from typing import Any
 import zmq
 
 import arena.referee.match as match
+from arena.core.errors import ConfigError
 from arena.core.registry import Registry
 from arena.games import REGISTRY
 from arena.protocol import Request
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
 from arena.referee.replay import Step
+from arena.referee.sandbox import SandboxMode, SandboxPolicy
+from arena.referee.transport import ZmqTransport
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_bots" / "python"
+SANDBOX = {"on": SandboxMode.BWRAP, "off": SandboxMode.NONE}
+"""`--sandbox`: what a tournament file's `sandbox: bwrap` or `sandbox: none` gives its bots,
+with a tournament's default limits (`Limits()`)."""
 RANDOM_BOT = (sys.executable, str(SAMPLES / "random_bot.py"))
+C_BOT = ROOT / "sample_bots" / "c" / "bot"
+"""The C starter (`make -C sample_bots/c`): a compiled bot with a full JSON parse (cJSON) of
+every request, for `--bot c`."""
 ACTION = b'{"type":"action","id":123,"action":{"type":"pick_character","character":"king"}}'
 ECHO = """
 import sys, zmq
@@ -151,7 +165,9 @@ class TimedGame:
 
 
 def instrument(samples: Samples, frames: list[bytes]) -> Callable[[], None]:
-    """Time the referee's request encoding and action decoding; keep the request frames.
+    """Time the referee's request encoding, its waits (the transport's receive: on the bot's
+    clock) and what it does after the action arrived (decoding, checks: off the clock); keep
+    the request frames.
 
     Returns the function that undoes it.
     """
@@ -173,23 +189,34 @@ def instrument(samples: Samples, frames: list[bytes]) -> Callable[[], None]:
         finally:
             samples["decode"].append(time.perf_counter() - start)
 
-    wait = match._Match._await
+    wait, receive = match._Match._await, ZmqTransport.recv
+    received = [0.0]  # CPU time in the transport's receive during the current wait
+
+    def timed_receive(self: Any, *args: Any) -> Any:
+        start = time.thread_time()
+        try:
+            return receive(self, *args)
+        finally:
+            received[0] += time.thread_time() - start
 
     def timed_wait(self: Any, *args: Any) -> Any:
-        start = time.thread_time()
+        start, received[0] = time.thread_time(), 0.0
         try:
             return wait(self, *args)
         finally:
-            samples["wait cpu"].append(time.thread_time() - start)
+            samples["wait cpu"].append(received[0])
+            samples["after cpu"].append(time.thread_time() - start - received[0])
 
     setattr(match, "encode", timed_encode)  # noqa: B010
     setattr(match, "decode_bot", timed_decode)  # noqa: B010
     setattr(match._Match, "_await", timed_wait)  # noqa: B010
+    setattr(ZmqTransport, "recv", timed_receive)  # noqa: B010
 
     def undo() -> None:
         setattr(match, "encode", encode)  # noqa: B010
         setattr(match, "decode_bot", decode)  # noqa: B010
         setattr(match._Match, "_await", wait)  # noqa: B010
+        setattr(ZmqTransport, "recv", receive)  # noqa: B010
     return undo
 
 
@@ -235,13 +262,13 @@ class Echo:
         self._tmp.cleanup()
 
 
-def interleaved(games: int, rounds: int, workdir: Path) -> dict[str, Any]:
+def interleaved(games: int, rounds: int, workdir: Path, sandbox: SandboxPolicy,
+                bot: tuple[str, ...]) -> dict[str, Any]:
     """Run (b), (a) and (a') in `rounds` blocks; return every sample."""
     samples, frames = Samples(), list[bytes]()
     registry = Registry()
     registry.register(TimedGame(REGISTRY.get("machiavelli"), samples))  # type: ignore[arg-type]
-    bots = [BotSpec("bot", (sys.executable, "-c", TIMED_BOT, str(SAMPLES), BOT_MARK)),
-            *(BotSpec(f"b{i}", ("builtin:random",)) for i in range(3))]
+    bots = [BotSpec("bot", bot), *(BotSpec(f"b{i}", ("builtin:random",)) for i in range(3))]
 
     def keep(step: Step) -> None:
         if step.source == "bot":
@@ -252,7 +279,8 @@ def interleaved(games: int, rounds: int, workdir: Path) -> dict[str, Any]:
     decisions = 0
     try:
         with Referee(bots, TimeControl(move_ms=5000), FaultPolicy(), workdir,
-                     registry=registry) as referee:
+                     registry=registry, sandbox=sandbox) as referee:
+            isolation = referee.isolation
             seeds = iter(range(games))
             for block in range(rounds):
                 before, start, cpu = len(samples["b"]), time.perf_counter(), time.thread_time()
@@ -272,13 +300,15 @@ def interleaved(games: int, rounds: int, workdir: Path) -> dict[str, Any]:
         undo()
         echo.close()
     return {"samples": samples, "frames": frames, "decisions": decisions,
-            "bot": bot_figures(workdir)}
+            "bot": bot_figures(workdir), "isolation": isolation,
+            "bot name": "C starter bot" if bot[0] == str(C_BOT) else "Python random bot"}
 
 
-def games_per_second(games: int, workdir: Path) -> float:
+def games_per_second(games: int, workdir: Path, sandbox: SandboxPolicy) -> float:
     """Four persistent Python random bots, 4-player games."""
     bots = [BotSpec(f"r{i}", RANDOM_BOT) for i in range(4)]
-    with Referee(bots, TimeControl(move_ms=5000), FaultPolicy(), workdir) as referee:
+    with Referee(bots, TimeControl(move_ms=5000), FaultPolicy(), workdir,
+                 sandbox=sandbox) as referee:
         start = time.monotonic()
         for seed in range(games):
             referee.play("machiavelli", {}, seed, ["r0", "r1", "r2", "r3"])
@@ -290,11 +320,13 @@ def report(result: dict[str, Any], rate: float) -> None:
     s: Samples = result["samples"]
     sizes = [len(f) for f in result["frames"]]
     a, a2, b = s.median("a"), s.median("a'"), s.median("b")
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    isolation = result["isolation"]
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; bots: sandbox "
+          f"{isolation.mode}, limits by {isolation.enforcer.value}")
     print(f"request frames: median {int(statistics.median(sizes))} B, p99 "
           f"{percentile(sizes, 0.99)} B; action frames {len(ACTION)} B")
     for label, name in (("a", "(a)  bare round trip"), ("a'", "(a') bare, referee busy"),
-                        ("b", "(b)  referee + Python random bot")):
+                        ("b", f"(b)  referee + {result['bot name']}")):
         print(f"{name:34} median {us(s.median(label)):>7}, p99 {us(percentile(s[label], .99)):>8}"
               f"  ({len(s[label])} round trips)")
     print(f"ratio b/a (median): {b / a:.2f}  (target <= 1.3); b/a': {b / a2:.2f}; "
@@ -309,8 +341,10 @@ def report(result: dict[str, Any], rate: float) -> None:
     if bot is not None:
         print(f"  bot process, frame in -> action out: {us(bot['wall'])} "
               f"(CPU {us(bot['cpu'])}; of which decoding the request {us(bot['decode'])})")
-    print(f"  referee CPU while waiting (receive, decode {us(decode)}, checks): {us(wait)}; "
-          f"a bare wait in (a') (poll, receive): {us(bare_wait)}")
+    print(f"  referee CPU while waiting (receive): {us(wait)}; a bare wait in (a') (poll, "
+          f"receive): {us(bare_wait)}")
+    print(f"  after the action arrived, off the bot's clock: decode {us(decode)}, with the "
+          f"checks {us(s.median('after cpu'))} of referee CPU")
     if bot is not None:
         unexplained = b - a2 - bot["wall"] - (wait - bare_wait)
         print(f"  (b) - (a') = {us(b - a2)}: bot process {us(bot['wall'])} + referee beyond a "
@@ -331,10 +365,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=30, help="games in (b)")
     parser.add_argument("--rounds", type=int, default=10, help="interleaved blocks")
+    parser.add_argument("--sandbox", choices=sorted(SANDBOX), default="on",
+                        help="bots under bubblewrap with a tournament's limits, or plain "
+                             "processes (default: on)")
+    parser.add_argument("--bot", choices=("python", "c"), default="python",
+                        help="the bot of (b): the Python random bot through arena.client, "
+                             "timed in its process (default), or the C starter bot (its "
+                             "random strategy; build it with `make -C sample_bots/c`)")
     args = parser.parse_args()
+    sandbox = SandboxPolicy(SANDBOX[args.sandbox])
+    bot: tuple[str, ...] = (sys.executable, "-c", TIMED_BOT, str(SAMPLES), BOT_MARK)
+    if args.bot == "c":
+        if not C_BOT.exists():
+            sys.exit(f"bench/protocol.py: no {C_BOT}: build it with `make -C sample_bots/c`")
+        bot = (str(C_BOT),)
     with tempfile.TemporaryDirectory() as tmp:
-        result = interleaved(args.games, args.rounds, Path(tmp))
-        rate = games_per_second(args.games, Path(tmp))
+        try:
+            result = interleaved(args.games, args.rounds, Path(tmp), sandbox, bot)
+        except ConfigError as exc:  # `on` where bubblewrap does not work
+            sys.exit(f"bench/protocol.py: {exc}")
+        rate = games_per_second(args.games, Path(tmp), sandbox)
     report(result, rate)
 
 

@@ -251,8 +251,9 @@ class _Match:
         sent = self.clock()  # after encoding: a bot is charged for the round trip only
         if not self.transport.send(seat.player.peer, frame):
             return _Reply(gone=ForfeitReason.DISCONNECTED, request=request_id)
-        reply = self._await(seat, request_id, sent + (self.time.move_ms + seat.bank_ms) / 1000)
-        return self._charge(seat, reply, (self.clock() - sent) * 1000)
+        reply, ended = self._await(seat, request_id,
+                                   sent + (self.time.move_ms + seat.bank_ms) / 1000)
+        return self._charge(seat, reply, (ended - sent) * 1000)
 
     def _charge(self, seat: _Seat, reply: _Reply, elapsed_ms: float) -> _Reply:
         seat.time_ms += elapsed_ms
@@ -260,13 +261,16 @@ class _Match:
         seat.bank_ms = max(0.0, seat.bank_ms - over)
         return _Reply(reply.action, reply.fault, reply.gone, reply.request, elapsed_ms, reply.why)
 
-    def _await(self, seat: _Seat, request_id: int, deadline: float) -> _Reply:
-        peer = seat.player.peer
-        while (remaining := (deadline - self.clock()) * 1000) > 0:
+    def _await(self, seat: _Seat, request_id: int, deadline: float) -> tuple[_Reply, float]:
+        """Return the reply and when the bot's clock stops: the arrival of the frame that
+        answered (decoding and checking it is the referee's time, not the bot's), or now."""
+        peer, clock = seat.player.peer, self.clock
+        while (remaining := (deadline - clock()) * 1000) > 0:
             got = self.transport.recv(min(remaining, POLL_SLICE_MS), peer)
+            arrived = clock()
             if got is None:
                 if (gone := self._gone(seat, request_id)) is not None:
-                    return gone
+                    return gone, arrived
                 continue
             sender, frames = got
             if sender != peer:
@@ -274,9 +278,10 @@ class _Match:
                 continue
             reply = self._parse(seat, request_id, frames)
             if reply is not None:
-                return self._gone(seat, request_id) or reply
+                return self._gone(seat, request_id) or reply, arrived
         limit = f"{self.time.move_ms} ms + bank {seat.bank_ms:.0f} ms"
-        return _Reply(fault=(FaultKind.TIMEOUT, f"no action within {limit}"), request=request_id)
+        return (_Reply(fault=(FaultKind.TIMEOUT, f"no action within {limit}"),
+                       request=request_id), clock())
 
     def _gone(self, seat: _Seat, request_id: int) -> _Reply | None:
         """A reply for a bot over a resource limit or whose process ended, else None."""

@@ -90,6 +90,24 @@ def test_honest_bots_complete_a_game_with_start_and_over() -> None:
             len(sent(transport, peer, Request)) * 1.0)
 
 
+def test_a_bot_is_charged_until_its_action_arrives_not_for_the_referees_checks() -> None:
+    transport = ScriptedTransport()
+    players = []
+    for seat in range(2):
+        peer = f"bot{seat}".encode()
+        transport.add(peer, script(play_first(delay=2.0)))
+
+        def slow_check() -> bool:  # the referee's work after the frame arrived: 50 ms
+            transport.now += 0.05
+            return True
+        players.append(SeatPlayer.remote(f"bot{seat}", peer, alive=slow_check))
+    record = run_game(GAME, {}, 3, players, transport, FAST, THREE, clock=transport.clock)
+    assert record.faults == ()
+    for seat in range(2):
+        asked = len(sent(transport, f"bot{seat}".encode(), Request))
+        assert record.seats[seat].time_ms == pytest.approx(asked * 2.0)
+
+
 def test_each_seat_sees_only_its_own_draws_and_every_play() -> None:
     _, transport = play([play_first(), play_first()])
     for seat in range(2):
