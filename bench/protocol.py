@@ -1,31 +1,41 @@
 """Protocol benchmark: what a referee round trip costs next to a bare ZeroMQ one.
 
-(a)  bare pyzmq ROUTER/DEALER ping-pong (this process <-> an echo process), with the real
-     request frames recorded in (b) and an action-sized reply;
-(a') the same, with this process spinning between round trips for the referee's CPU time
-     per request of the bot in (b) (engine, other seats): a process that computes between
-     messages (cold caches, the scheduler's view of it on a loaded machine) already pays
-     this much more on the bare transport;
-(b)  the referee with a persistent Python random bot (the sample bot through
-     `arena.client`) among three built-ins, over real `machiavelli` decisions: the round
-     trip the bot is charged (send -> action parsed).
-(a), (a') and (b) run interleaved in `--rounds` blocks so that a load from elsewhere hits
-them alike. Then a breakdown of (b) (engine, encode, bot, referee CPU while waiting against
-a bare wait's), and games/s of a 4-player game between four persistent Python random bots.
+(a)   bare pyzmq ROUTER/DEALER ping-pong (this process <-> an echo process), with the real
+      request frames recorded in (b) and an action-sized reply;
+(a')  the same, with this process spinning between round trips for the referee's CPU time
+      per request of the bot in (b) (engine, other seats);
+(a'') the same, busy that long with engine work (random `machiavelli` decisions, each
+      observation encoded): what the referee really does between requests, which leaves
+      both processes' caches cold for the next round trip where a spin leaves them warm;
+(b)   the referee with a persistent bot among three built-ins, over real `machiavelli`
+      decisions: the round trip the bot is charged (request sent -> action arrived). The
+      bot is the Python random bot through `arena.client`, timed in its own process
+      (`--bot python`), or the C starter (`--bot c`; `make -C sample_bots/c`).
+(a), (a'), (a'') and (b) run interleaved in `--rounds` blocks so that a load from elsewhere
+hits them alike. Then a breakdown of (b) (engine, encode, bot, referee CPU while waiting
+against a bare wait's, and its work after the action arrived, which is off the bot's clock),
+and games/s of a 4-player game between four persistent Python random bots.
 Target: b/a <= 1.3.
 
-Reading it: (b) - (a') is what the referee and the client add (the bot's own time, the
-referee's receive/decode/checks beyond a bare wait); (a') - (a) is what any process that
-computes between messages pays on this machine, and it grows with the load from elsewhere.
-Timing in the bot and around the referee's wait adds ~2 us to (b).
+Reading it: (b) - (a'') is what the referee and the client add (the bot's own time, the
+referee's receive beyond a bare wait); (a'') - (a) is what any referee that computes between
+messages pays on the bare transport (cold caches), and (a') - (a) the part of it that is the
+scheduler's view of a busy process. Timing in the bot and around the referee's wait adds
+~2 us to (b).
 
 `--sandbox on|off`: the bots of (b) and of the games/s run under bubblewrap with the limits a
 tournament gives them (`on`, the default; it refuses to run where bubblewrap does not work),
 or as plain processes (`off`, `sandbox: none`); run both to read the sandbox's share of the
 round trip.
 
-Run: `.venv/bin/python bench/protocol.py [--games N] [--rounds R] [--sandbox on|off]`. Prints
-figures; asserts nothing. On a loaded machine run it 2-3 times and read the ranges.
+`--pin CPU`: everything on one CPU. On a shared 2-core machine the scheduler places the two
+processes of a round trip on one core or on two, per process pair and for seconds at a time,
+and (a) and (b) are different pairs: unpinned medians then jump by 2x between runs, while
+pinned ones repeat within a few microseconds. Unpinned is what a run of `arena` gets.
+
+Run: `.venv/bin/python bench/protocol.py [--games N] [--rounds R] [--sandbox on|off]
+[--bot python|c] [--pin CPU]`. Prints figures; asserts nothing. On a loaded machine run it
+2-3 times and read the ranges.
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ import argparse
 import itertools
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -44,6 +55,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import zmq
 
 import arena.referee.match as match
@@ -62,6 +74,7 @@ SANDBOX = {"on": SandboxMode.BWRAP, "off": SandboxMode.NONE}
 """`--sandbox`: what a tournament file's `sandbox: bwrap` or `sandbox: none` gives its bots,
 with a tournament's default limits (`Limits()`)."""
 RANDOM_BOT = (sys.executable, str(SAMPLES / "random_bot.py"))
+encode_json = msgspec.json.Encoder().encode
 C_BOT = ROOT / "sample_bots" / "c" / "bot"
 """The C starter (`make -C sample_bots/c`): a compiled bot with a full JSON parse (cJSON) of
 every request, for `--bot c`."""
@@ -79,6 +92,7 @@ TIMED_BOT = """
 import atexit, json, os, statistics, sys, time
 sys.path.insert(0, sys.argv[1])
 MARK = sys.argv[2]
+import msgspec
 import zmq
 import arena.client as client
 import random_bot
@@ -220,6 +234,27 @@ def instrument(samples: Samples, frames: list[bytes]) -> Callable[[], None]:
     return undo
 
 
+class EngineWork:
+    """(a''): one decision of a random 4-player `machiavelli` game per call, its observation
+    encoded as the referee would: the referee's own kind of work between round trips, which
+    (unlike a spin) leaves the caches to the next round trip as the referee's does."""
+
+    def __init__(self) -> None:
+        self._game = REGISTRY.get("machiavelli")
+        self._seed = itertools.count()
+        self._rng = random.Random(0)
+        self._state = self._game.new_game(4, {}, next(self._seed))
+
+    def __call__(self) -> None:
+        game, state = self._game, self._state
+        decision = game.to_act(state)
+        if decision is None:
+            self._state = game.new_game(4, {}, next(self._seed))
+            return
+        encode_json(game.observation(state, decision.seat))
+        game.apply(state, decision.seat, game.random_action(state, decision.seat, self._rng))
+
+
 class Echo:
     """(a): a ROUTER here, a DEALER echo process there."""
 
@@ -235,15 +270,17 @@ class Echo:
         self._poller.register(self._router, zmq.POLLIN)
 
     def round_trips(self, frames: Iterator[bytes], count: int, busy_s: float = 0.0,
-                    cpu: list[float] | None = None) -> list[float]:
-        """Time `count` round trips; append the CPU time of each wait (poll, receive) to
-        `cpu`."""
+                    cpu: list[float] | None = None,
+                    work: Callable[[], object] | None = None) -> list[float]:
+        """Time `count` round trips, each after `busy_s` of spinning (or of calls to `work`);
+        append the CPU time of each wait (poll, receive) to `cpu`."""
         times, waits = [], cpu if cpu is not None else []
         for _ in range(count):
             if busy_s:
                 until = time.perf_counter() + busy_s
                 while time.perf_counter() < until:
-                    pass
+                    if work is not None:
+                        work()
             frame = next(frames)
             start = time.perf_counter()
             self._router.send_multipart([self._peer, frame])
@@ -274,7 +311,7 @@ def interleaved(games: int, rounds: int, workdir: Path, sandbox: SandboxPolicy,
         if step.source == "bot":
             samples["b"].append(step.time_ms / 1000)
 
-    echo = Echo(len(ACTION))
+    echo, work = Echo(len(ACTION)), EngineWork()
     undo = instrument(samples, frames)
     decisions = 0
     try:
@@ -295,6 +332,8 @@ def interleaved(games: int, rounds: int, workdir: Path, sandbox: SandboxPolicy,
                 samples["a"] += echo.round_trips(itertools.cycle(frames), asked)
                 samples["a'"] += echo.round_trips(itertools.cycle(frames), asked, busy,
                                                   samples["a2 wait cpu"])
+                samples["a''"] += echo.round_trips(itertools.cycle(frames), asked, busy,
+                                                   samples["a3 wait cpu"], work)
                 samples["wall"].append(wall)
     finally:
         undo()
@@ -319,38 +358,41 @@ def report(result: dict[str, Any], rate: float) -> None:
     """Print the figures."""
     s: Samples = result["samples"]
     sizes = [len(f) for f in result["frames"]]
-    a, a2, b = s.median("a"), s.median("a'"), s.median("b")
+    a, a2, a3, b = s.median("a"), s.median("a'"), s.median("a''"), s.median("b")
     isolation = result["isolation"]
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; bots: sandbox "
-          f"{isolation.mode}, limits by {isolation.enforcer.value}")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+          f"({len(os.sched_getaffinity(0))} for this run); bots: sandbox {isolation.mode}, "
+          f"limits by {isolation.enforcer.value}")
     print(f"request frames: median {int(statistics.median(sizes))} B, p99 "
           f"{percentile(sizes, 0.99)} B; action frames {len(ACTION)} B")
-    for label, name in (("a", "(a)  bare round trip"), ("a'", "(a') bare, referee busy"),
-                        ("b", f"(b)  referee + {result['bot name']}")):
+    for label, name in (("a", "(a)   bare round trip"), ("a'", "(a')  bare, referee busy"),
+                        ("a''", "(a'') bare, busy with engine work"),
+                        ("b", f"(b)   referee + {result['bot name']}")):
         print(f"{name:34} median {us(s.median(label)):>7}, p99 {us(percentile(s[label], .99)):>8}"
               f"  ({len(s[label])} round trips)")
-    print(f"ratio b/a (median): {b / a:.2f}  (target <= 1.3); b/a': {b / a2:.2f}; "
-          f"referee CPU per request of the bot (a' spins that long): "
+    print(f"ratio b/a (median): {b / a:.2f}  (target <= 1.3); b/a'': {b / a3:.2f}; "
+          f"referee CPU per request of the bot (a', a'' busy that long): "
           f"{us(statistics.mean(s['busy']))}")
     bot = result["bot"]
     encode, decode = s.median("encode"), s.median("decode")
     print("breakdown of (b), medians per request of the bot:")
     print(f"  before the clock starts: engine observation {us(s.median('engine:observation'))}, "
           f"encode request {us(encode)}")
-    wait, bare_wait = s.median("wait cpu"), s.median("a2 wait cpu")
+    wait, bare_wait = s.median("wait cpu"), s.median("a3 wait cpu")
     if bot is not None:
         print(f"  bot process, frame in -> action out: {us(bot['wall'])} "
               f"(CPU {us(bot['cpu'])}; of which decoding the request {us(bot['decode'])})")
-    print(f"  referee CPU while waiting (receive): {us(wait)}; a bare wait in (a') (poll, "
+    print(f"  referee CPU while waiting (receive): {us(wait)}; a bare wait in (a'') (poll, "
           f"receive): {us(bare_wait)}")
     print(f"  after the action arrived, off the bot's clock: decode {us(decode)}, with the "
           f"checks {us(s.median('after cpu'))} of referee CPU")
     if bot is not None:
-        unexplained = b - a2 - bot["wall"] - (wait - bare_wait)
-        print(f"  (b) - (a') = {us(b - a2)}: bot process {us(bot['wall'])} + referee beyond a "
+        unexplained = b - a3 - bot["wall"] - (wait - bare_wait)
+        print(f"  (b) - (a'') = {us(b - a3)}: bot process {us(bot['wall'])} + referee beyond a "
               f"bare wait {us(wait - bare_wait)} + the rest {us(unexplained)}")
-    print(f"  (a') - (a) = {us(a2 - a)}: computing between round trips slows even the bare "
-          "transport\n    (cold caches, scheduler); b/a' is the referee's and client's own share")
+    print(f"  (a'') - (a) = {us(a3 - a)}: the caches the referee's work between round trips "
+          f"leaves cold,\n    of which (a') - (a) = {us(a2 - a)} is the scheduler's view of a "
+          "busy process; b/a'' is the referee's and client's own share")
     engine = sum(sum(v) for k, v in s.items() if k.startswith("engine:"))
     wall = sum(s["wall"])
     calls = ", ".join(f"{k.removeprefix('engine:')} {us(statistics.mean(v))}"
@@ -372,7 +414,12 @@ def main() -> None:
                         help="the bot of (b): the Python random bot through arena.client, "
                              "timed in its process (default), or the C starter bot (its "
                              "random strategy; build it with `make -C sample_bots/c`)")
+    parser.add_argument("--pin", type=int, metavar="CPU",
+                        help="run the bench and every process it starts on this CPU only "
+                             "(steady figures on a shared machine: see above)")
     args = parser.parse_args()
+    if args.pin is not None:  # inherited by the referee's bots and the echo process
+        os.sched_setaffinity(0, {args.pin})
     sandbox = SandboxPolicy(SANDBOX[args.sandbox])
     bot: tuple[str, ...] = (sys.executable, "-c", TIMED_BOT, str(SAMPLES), BOT_MARK)
     if args.bot == "c":
