@@ -1,7 +1,7 @@
 """Machiavelli actions: one frozen value type, its wire form, and parsing from the wire.
 
 Every action is `{"type": ...}` plus at most the fields `character`, `district`, `seat`,
-`resource`, `district_type`, `give` and `amount`.
+`resource`, `district_type`, `give`, `amount` and `decoys`.
 Imports only the standard library and `arena.core`.
 """
 
@@ -33,6 +33,7 @@ class Kind(StrEnum):
     WIZARD_BUILD = "wizard_build"
     GIVE_CARD = "give_card"
     ADVISOR = "advisor"
+    WARRANT = "warrant"
 
 
 class ActionType(StrEnum):
@@ -75,6 +76,8 @@ class ActionType(StrEnum):
     ADVISE = "advise"
     CARDINAL_BUILD = "cardinal_build"
     BEWITCH = "bewitch"
+    PLACE_WARRANTS = "place_warrants"
+    CONFISCATE = "confiscate"
     DONE = "done"
     END_TURN = "end_turn"
 
@@ -93,7 +96,7 @@ _FIELDS: dict[ActionType, tuple[str, ...]] = {
     T.FRAMEWORK: ("district",), T.NECROPOLIS: ("district",),
     T.TRADE_DISTRICTS: ("seat", "district", "give"), T.ABBOT_INCOME: ("amount",),
     T.TAKE_FROM_RICHEST: ("seat",), T.GIVE_CROWN: ("seat", "resource"), T.ADVISE: ("seat",),
-    T.CARDINAL_BUILD: ("seat", "district"),
+    T.CARDINAL_BUILD: ("seat", "district"), T.PLACE_WARRANTS: ("character", "decoys"),
 }
 RESOURCES = ("gold", "cards")
 """Values of the `resource` field (the Navigator's choice)."""
@@ -110,12 +113,14 @@ ALLOWED: dict[Kind, frozenset[ActionType]] = {
         T.ROB, T.SWAP_HANDS, T.EXCHANGE_CARDS, T.DESTROY, T.BEAUTIFY, T.TAKE_TAX,
         T.LABORATORY, T.SMITHY, T.NAVIGATE, T.STUDY, T.SEIZE, T.SPY, T.LOOK, T.FORESEE,
         T.ARMORY, T.FRAMEWORK, T.NECROPOLIS, T.TRADE_DISTRICTS, T.ABBOT_INCOME,
-        T.TAKE_FROM_RICHEST, T.GIVE_CROWN, T.CARDINAL_BUILD, T.BEWITCH, T.END_TURN,
+        T.TAKE_FROM_RICHEST, T.GIVE_CROWN, T.CARDINAL_BUILD, T.BEWITCH, T.PLACE_WARRANTS,
+        T.END_TURN,
     }),
     Kind.TAKE_CARD: frozenset({T.TAKE_CARD}),
     Kind.WIZARD_BUILD: frozenset({T.DONE, T.BUILD}),
     Kind.GIVE_CARD: frozenset({T.GIVE_CARD}),
     Kind.ADVISOR: frozenset({T.ADVISE}),
+    Kind.WARRANT: frozenset({T.DONE, T.CONFISCATE}),
 }
 
 
@@ -131,6 +136,9 @@ class Action:
     district_type: str | None = None
     give: str | None = None
     amount: int | None = None
+    decoys: tuple[Character, ...] | None = None
+    """The unmarked characters of a marker placement (the Magistrate's unsigned warrants),
+    in rank order; `character` names the real one."""
 
     def to_wire(self) -> dict[str, Json]:
         """Return the canonical wire form (a JSON object with a `type`)."""
@@ -149,24 +157,29 @@ class Action:
             wire["give"] = self.give
         if self.amount is not None:
             wire["amount"] = self.amount
+        if self.decoys is not None:
+            wire["decoys"] = [c.wire for c in self.decoys]
         return wire
 
 
 _INTERNED: dict[tuple[ActionType, Character | None, str | None, int | None, str | None,
-                      str | None, str | None, int | None], Action] = {}
+                      str | None, str | None, int | None, tuple[Character, ...] | None],
+                Action] = {}
 _WIRES: dict[int, dict[str, Json]] = {}
 
 
 def make(action_type: ActionType, character: Character | None = None,
          district: str | None = None, seat: int | None = None,
          resource: str | None = None, district_type: str | None = None,
-         give: str | None = None, amount: int | None = None) -> Action:
+         give: str | None = None, amount: int | None = None,
+         decoys: tuple[Character, ...] | None = None) -> Action:
     """Return the one shared `Action` with these fields (cheap on the hot path)."""
-    key = (action_type, character, district, seat, resource, district_type, give, amount)
+    key = (action_type, character, district, seat, resource, district_type, give, amount,
+           decoys)
     action = _INTERNED.get(key)
     if action is None:
         action = _INTERNED[key] = Action(action_type, character, district, seat, resource,
-                                         district_type, give, amount)
+                                         district_type, give, amount, decoys)
         _WIRES[id(action)] = action.to_wire()
     return action
 
@@ -243,7 +256,18 @@ def parse(kind: str, payload: Json) -> Action:
         _district_type(payload, action_type) if "district_type" in fields else None,
         _district(payload, action_type, "give") if "give" in fields else None,
         _seat(payload, action_type, "amount") if "amount" in fields else None,
+        _decoys(payload, action_type) if "decoys" in fields else None,
     )
+
+
+def _decoys(payload: dict[str, Json], action_type: ActionType) -> tuple[Character, ...]:
+    """A list of character ids, put in rank order (the order a bot sends is not part of the
+    choice)."""
+    value = payload["decoys"]
+    if not isinstance(value, list):
+        raise MalformedAction(f"{action_type.value}: decoys {wire_text(value)} is not a list "
+                              "of character ids")
+    return tuple(sorted(_character({"character": v}, action_type) for v in value))
 
 
 def _district_type(payload: dict[str, Json], action_type: ActionType) -> str:

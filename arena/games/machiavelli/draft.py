@@ -57,6 +57,8 @@ def start_round(state: State, events: list[Event]) -> None:
     state.killed = state.robbed = state.thief_seat = state.bishop_seat = None
     state.bewitched = state.witch_seat = state.spell = None
     state.revealed = []
+    # the markers of the rank-1 and rank-2 characters last one round
+    state.magistrate, state.warrants, state.signed = None, [], None
     pool = list(state.cast)
     state.rng.shuffle(pool)
     faceup_count = FACEUP[state.players][len(state.cast) == 9]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from arena.core.game import Event
 
 from . import cards as C
-from . import powers, witch
+from . import markers, powers, witch
 from .actions import Action, ActionType, make
 from .cards import INCOME_CARDS, NAMES, Character
 from .editions import EDITIONS, edition_of
@@ -24,6 +24,7 @@ from .turn import (
     draw,
     free_of_limit,
     income,
+    pay_tax,
     size,
 )
 
@@ -138,11 +139,11 @@ def _place(state: State, seat: int, district: str, paid: int, cards: list[str],
                          cards_paid=len(cards), gold=gold((seat, -paid))))
     if cards:
         events.append(private(seat, "own_paid", seat=seat, district=district, cards=cards))
-    if (_TAX_COLLECTOR in state.cast and state.current_char
-            is not _TAX_COLLECTOR and purse[seat] > 0):
-        purse[seat] -= 1
-        state.tax_token += 1
-        events.append(public("tax_paid", seat=seat, amount=1, gold=gold((seat, -1))))
+    if state.warrants and markers.held_for_warrant(state, seat, paid, len(cards)):
+        markers.hold(state, district, paid, before)  # the tax and completion wait for it
+        return
+    if _TAX_COLLECTOR in state.cast:
+        pay_tax(state, seat, events, exempt=state.current_char is _TAX_COLLECTOR)
     powers.grew(state, seat, before, events)
 
 
@@ -171,7 +172,8 @@ def _cardinal_build(state: State, seat: int, action: Action, events: list[Event]
     cost = powers.cardinal_take(state, seat, action, events)
     state.hands[seat].remove(str(action.district))
     _place(state, seat, str(action.district), cost, [], events)
-    state.pending = Pending.GIVE
+    if state.pending is None:  # else the Magistrate decides first (then `give_card`)
+        state.pending = Pending.GIVE
 
 
 def _pay_with_cards(state: State, seat: int, action: Action, events: list[Event]) -> None:
@@ -185,6 +187,10 @@ def _pay_card(state: State, seat: int, action: Action, events: list[Event]) -> N
 
 
 def _done(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    other = markers.DONE_HANDLERS.get(state.pending)
+    if other is not None:
+        other(state, seat, events)
+        return
     if state.pending == _GRAVEYARD:
         _graveyard(state, seat, False, events)
         return
@@ -372,5 +378,5 @@ HANDLERS: dict[ActionType, Handler] = {  # by action type; `rules.apply` calls t
     T.BEAUTIFY: _beautify, T.TAKE_TAX: _take_tax, T.LABORATORY: _laboratory,
     T.SMITHY: _smithy, T.END_TURN: _end_turn, T.FRAMEWORK: _framework,
     T.NECROPOLIS: _necropolis, T.CARDINAL_BUILD: _cardinal_build, T.BEWITCH: witch.bewitch,
-    **powers.HANDLERS,
+    **powers.HANDLERS, **markers.HANDLERS,
 }

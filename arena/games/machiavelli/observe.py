@@ -3,9 +3,10 @@
 Public: cities, gold, hand sizes, deck size, crown, face-up discards, the characters named by
 the Assassin, the Thief and the Witch, characters revealed this round and by whom, the tax
 token, the acting seat and the character it plays (the Witch's seat, resumed, plays the
-bewitched character). Private to the seat: its hand, its own characters, the characters
-offered to it during the draft (while it chooses), and its own turn's pending cards. Never:
-other hands, other seats' unrevealed characters, face-down discards, the deck order, the RNG.
+bewitched character), the characters under a face-down warrant. Private to the seat: its
+hand, its own characters, the characters offered to it during the draft (while it chooses),
+its own turn's pending cards, and which of its warrants is signed. Never: other hands, other
+seats' unrevealed characters, face-down discards, the deck order, the RNG.
 Imports only the standard library and `arena.core`.
 """
 
@@ -26,7 +27,7 @@ _TEMPLATE: dict[str, Json] = dict.fromkeys((
     "seat", "players", "round", "phase", "crown", "city_size", "cast", "gold", "hand_sizes",
     "cities", "beautified", "deck_size", "tax_token", "first_complete", "faceup_discards",
     "killed", "robbed", "bewitched", "revealed", "current", "hand", "characters", "draft_pool",
-    "turn"))
+    "turn", "warrants", "signed_warrant"))
 
 
 def observation(state: State, seat: int) -> dict[str, Json]:
@@ -59,6 +60,9 @@ def observation(state: State, seat: int) -> dict[str, Json]:
     obs["revealed"] = [{"seat": s, "character": NAMES[c]} for s, c in revealed] if revealed else []
     if current is not None and character is not None:
         obs["current"] = {"seat": current, "character": NAMES[character]}
+    obs["warrants"] = list(map(name, state.warrants))
+    if state.magistrate == seat and state.signed is not None:
+        obs["signed_warrant"] = NAMES[state.signed]  # the Magistrate's secret: his seat only
     obs["hand"] = state.hands[seat].copy()
     obs["characters"] = list(map(name, state.chars[seat]))
     if phase == _TURN:

@@ -142,6 +142,11 @@ def legal(state: State) -> Legal | None:
             kind, actions = turn.legal(state)
             seat = turn.graveyard_owner(state)
             context = {"district": state.aside[0], "price": 1}
+        elif state.pending in turn.DECIDER:
+            # another seat answers during this turn (the Magistrate about a build)
+            kind, actions = turn.legal(state)
+            seat = turn.DECIDER[state.pending](state)
+            context = turn.PENDING[state.pending][1](state, seat)
         else:
             kind, actions = turn.legal(state)
             context = _turn_context(state, seat)

@@ -47,6 +47,8 @@ class Pending:
     WIZARD_BUILD = "wizard_build"
     GIVE = "give_card"
     ADVISOR = "advisor"
+    WARRANT = "warrant"
+    """The Magistrate decides whether to reveal his signed warrant (another seat's build)."""
 
 
 class Spell:
@@ -132,6 +134,16 @@ class State:
     """The Witch's seat once she has bewitched (she resumes there)."""
     spell: str | None = None
     """`Spell.WITCH` or `Spell.BEWITCHED` during the turns the Witch restricts, else None."""
+    magistrate: int | None = None
+    """The seat that placed the warrants this round."""
+    warrants: list[Character] = field(default_factory=list)
+    """Characters under a face-down warrant still in force, by rank (public)."""
+    signed: Character | None = None
+    """SECRET of the Magistrate's seat: the signed warrant's character while it is in force
+    (one of `warrants`); None once it is spent, revealed, or never placed."""
+    warrant_build: list[Json] | None = None
+    """[district, gold paid, the city's size before] of the build the Magistrate is deciding
+    about (pending `warrant`)."""
     first_complete: int | None = None
     termination: str | None = None
     cache: Legal | None = field(default=None, repr=False, compare=False)
@@ -145,13 +157,15 @@ class State:
     """
 
 
-_CHAR_FIELDS = ("killed", "robbed", "current_char", "bewitched")
-_CHAR_LIST_FIELDS = ("cast", "faceup", "facedown", "pool")
+_CHAR_FIELDS = ("killed", "robbed", "current_char", "bewitched", "signed")
+_CHAR_LIST_FIELDS = ("cast", "faceup", "facedown", "pool", "warrants")
 _PLAIN = ("players", "crown", "round", "phase", "draft_index", "thief_seat", "bishop_seat",
           "calling", "current_seat", "gathered", "builds_left", "pending", "tax_token",
-          "first_complete", "termination", "build_paid", "target", "witch_seat", "spell")
+          "first_complete", "termination", "build_paid", "target", "witch_seat", "spell",
+          "magistrate", "warrant_build")
 _ADDED: dict[str, Json] = {"build_paid": 0, "target": None, "owed": [], "bewitched": None,
-                           "witch_seat": None, "spell": None}
+                           "witch_seat": None, "spell": None, "magistrate": None,
+                           "warrant_build": None, "signed": None, "warrants": []}
 """Fields added after states were first stored, with the value an older state means."""
 _LISTS = ("gold", "deck", "used", "aside", "owed")
 _NESTED = ("hands", "cities", "beautified")
@@ -177,6 +191,8 @@ def clone(state: State) -> State:
         haunted_round=state.haunted_round,
         build_paid=state.build_paid, target=state.target, owed=list(state.owed),
         bewitched=state.bewitched, witch_seat=state.witch_seat, spell=state.spell,
+        magistrate=state.magistrate, warrants=list(state.warrants), signed=state.signed,
+        warrant_build=None if state.warrant_build is None else list(state.warrant_build),
         first_complete=state.first_complete, termination=state.termination,
         cache=state.cache,
     )
@@ -229,8 +245,8 @@ def from_json(data: Mapping[str, Json]) -> State:
     for name in _CHAR_FIELDS:
         setattr(state, name, char(data[name] if name in data or name not in _ADDED
                                   else _ADDED[name]))
-    for name in ("faceup", "facedown", "pool"):
-        setattr(state, name, chars(data[name]))
+    for name in ("faceup", "facedown", "pool", "warrants"):
+        setattr(state, name, chars(data[name] if name in data else _ADDED[name]))
     state.chars = [chars(cs) for cs in data["chars"]]
     state.revealed = [(int(seat), CHARACTER_BY_WIRE[c]) for seat, c in data["revealed"]]
     # absent from states written before the classic edition: nobody had built it

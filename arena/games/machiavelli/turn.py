@@ -186,6 +186,20 @@ PENDING: dict[str, tuple[Callable[[State, int], tuple[str, tuple[Action, ...]]],
 its options, the decision's extra context). Filled by `powers` at import."""
 
 
+DECIDER: dict[str, Callable[[State], int]] = {}
+"""Multi-step choices made by another seat than the one whose turn it is: pending value ->
+that seat (`markers`, at import); their context is their own, without the turn's."""
+
+
+def pay_tax(state: State, payer: int, events: list[Event], exempt: bool) -> None:
+    """A build's tax: 1 gold from the payer's stash onto the Tax Collector's token when he is
+    in the cast (nothing from an empty stash); the Tax Collector's own builds are exempt."""
+    if Character.TAX_COLLECTOR in state.cast and not exempt and state.gold[payer] > 0:
+        state.gold[payer] -= 1
+        state.tax_token += 1
+        events.append(public("tax_paid", seat=payer, amount=1, gold=gold((payer, -1))))
+
+
 INCOME_OPTIONS: dict[Character, Callable[[State, int], tuple[Action, ...]]] = {}
 """Income offered as several options (the Abbot's gold/card mix; `powers`, at import)."""
 CARDINAL_OPTIONS: list[Callable[[State, int, list[Action]], None]] = []

@@ -25,7 +25,7 @@ GOLD = array(closed({"seat": SEAT, "delta": INT}))
 _FIELD_SCHEMA: dict[str, Json] = {"character": CHARACTER, "district": DISTRICT, "seat": SEAT,
                                   "resource": enum(RESOURCES),
                                   "district_type": enum(t.value for t in DistrictType),
-                                  "give": DISTRICT, "amount": NAT}
+                                  "give": DISTRICT, "amount": NAT, "decoys": CHARACTERS}
 
 
 def _action_fields(action_type: ActionType) -> dict[str, Json]:
@@ -136,6 +136,15 @@ EVENTS: dict[str, tuple[dict[str, Json], str]] = {
     "bewitched": (_SEAT_CHARACTER, "the Witch named a character; her turn pauses"),
     "witch_resumed": (_SEAT_CHARACTER, "the bewitched holder's turn ended: the Witch "
                                         "plays the rest of it as that character"),
+    "warrants_placed": ({"seat": SEAT, "characters": CHARACTERS},
+                        "the Magistrate laid his warrants face down on these characters"),
+    "own_warrant": (_SEAT_CHARACTER, "private: the character your signed warrant is on"),
+    "warrant_passed": ({"seat": SEAT, "target": SEAT, "character": CHARACTER,
+                        "district": DISTRICT},
+                       "the Magistrate did not reveal a warrant at this build"),
+    "confiscated": ({"seat": SEAT, "target": SEAT, "character": CHARACTER,
+                     "district": DISTRICT, "refund": NAT, "gold": GOLD},
+                    "the Magistrate revealed the signed warrant and took the district"),
     "turn_ended": (_SEAT_CHARACTER, "a character's turn ended"),
     "round_ended": ({"round": NAT}, "the round ended"),
     "game_ended": ({"termination": enum(t.value for t in Termination),
@@ -159,6 +168,7 @@ CONTEXTS: dict[Kind, dict[str, Json]] = {
     Kind.GIVE_CARD: {**_TURN_CONTEXT, "owed": array(SEAT)},
     Kind.ADVISOR: {**_TURN_CONTEXT, "crown": SEAT},
     Kind.GRAVEYARD: {"district": DISTRICT, "price": NAT},
+    Kind.WARRANT: {"builder": SEAT, "character": CHARACTER, "district": DISTRICT, "paid": NAT},
 }
 """Every decision kind's `context` (PROTOCOL.md §9.3)."""
 
@@ -175,6 +185,7 @@ OBSERVATION: dict[str, Json] = {
     "bewitched": nullable(CHARACTER),
     "revealed": array(_REVEALED), "current": nullable(_REVEALED), "hand": CARDS,
     "characters": CHARACTERS, "draft_pool": nullable(CHARACTERS), "turn": nullable(_TURN),
+    "warrants": CHARACTERS, "signed_warrant": nullable(CHARACTER),
 }
 """Every observation field (PROTOCOL.md §9.4)."""
 

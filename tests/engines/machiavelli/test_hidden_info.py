@@ -42,9 +42,18 @@ def reshuffle_hidden(state: State, seat: int, rng: random.Random) -> State:
         keep = [c for c in other.chars[s] if c in revealed]
         n = len(other.chars[s]) - len(keep)
         other.chars[s], hidden = keep + hidden[:n], hidden[n:]
+    shuffle_markers(other, seat, rng)
     other.rng.seed(rng.random())
     other.cache = None
     return other
+
+
+def shuffle_markers(state: State, seat: int, rng: random.Random) -> None:
+    """Move the real marker (the signed warrant) among the markers in force, when `seat` did
+    not lay them; once one was let pass, the real one may be spent (None) too."""
+    if state.warrants and state.magistrate != seat:
+        spent = [None] if len(state.warrants) < 3 else []
+        state.signed = rng.choice([*state.warrants, *spent])
 
 
 @pytest.mark.parametrize("players", (2, 3, 4, 7, 8))
@@ -275,3 +284,93 @@ def test_the_bewitched_holders_hidden_cards_stay_hidden() -> None:
     rng = random.Random(19)
     for players, seed in ((2, 6), (4, 7), (5, 8), (8, 9)):
         check_swaps(players, seed, rng, witch_rules(players))
+
+
+MARKER_CASTS = ({"cast": "ambitious-aristocrats"},)
+"""Casts with a character who lays face-down markers (the Magistrate)."""
+
+
+def other_secret(state: State, observer: int, rng: random.Random) -> State | None:
+    """A copy in which the real marker `observer` did not lay lies elsewhere among the
+    markers in force (or is spent); None when there is no other place for it."""
+    if not state.warrants or state.magistrate == observer:
+        return None
+    places = [c for c in [*state.warrants, None] if c is not state.signed]
+    if len(state.warrants) == 3:
+        places.remove(None)  # none was let pass yet: one of the three is signed
+    other = GAME.clone(state)
+    other.signed = rng.choice(places)
+    other.cache = None
+    return other
+
+
+def other_placement(action: Action, rng: random.Random) -> Action:
+    """The same markers with another one real."""
+    assert action.character is not None and action.decoys is not None
+    markers = sorted((action.character, *action.decoys))
+    real = rng.choice([c for c in markers if c is not action.character])
+    return make(action.type, real, decoys=tuple(c for c in markers if c is not real))
+
+
+REVEALS = {T.CONFISCATE}
+"""Actions that reveal the real marker (legal only where it is)."""
+
+
+def check_markers(players: int, seed: int, rules: dict[str, Json],
+                  rng: random.Random) -> set[str]:
+    """Play a random game; at every step, for a seat that did not lay the markers, play the
+    same step in a copy where the real marker is another one (or, at the placement, make
+    another one real): that seat must be sent exactly the same. Return what was covered."""
+    state = GAME.new_game(players, rules, seed)
+    policy = random.Random(derive_seed(seed, "policy"))
+    covered: set[str] = set()
+    while (decision := GAME.to_act(state)) is not None:
+        action = GAME.random_action(state, decision.seat, policy)
+        observer = rng.randrange(players)
+        other, renamed = other_secret(state, observer, rng), action
+        if action.type is T.PLACE_WARRANTS and observer != decision.seat:
+            other, renamed = GAME.clone(state), other_placement(action, rng)
+        if action.type in REVEALS:
+            other = None
+        events = GAME.apply(state, decision.seat, action)
+        if other is None:
+            covered.update(e.kind for e in events if e.kind in ("confiscated",))
+            continue
+        other_events = GAME.apply(other, decision.seat, renamed)
+        assert sent(other_events, other, observer) == sent(events, state, observer), (
+            f"seat {observer} is sent something else when another marker is the real one "
+            f"({decision.kind} {action.to_wire()})")
+        covered.add(f"{decision.kind}/{action.type.value}")
+    return covered
+
+
+@pytest.mark.parametrize("rules", MARKER_CASTS, ids=lambda r: str(r["cast"]))
+def test_which_marker_is_real_is_never_sent_to_another_seat(rules: dict[str, Json]) -> None:
+    rng = random.Random(12)
+    covered: set[str] = set()
+    for players in range(3, 9):
+        for seed in range(3):
+            covered |= check_markers(players, derive_seed(seed, "markers"), rules, rng)
+    # placements, the decisions on decoys and on the signed one, and (apart) the reveals
+    assert {"turn/place_warrants", "warrant/done", "turn/build", "confiscated"} <= covered
+
+
+def test_the_signed_warrant_is_in_the_magistrates_observation_alone() -> None:
+    state = GAME.new_game(5, {"cast": "ambitious-aristocrats"}, 4)
+    policy = random.Random(4)
+    seen = 0
+    while (decision := GAME.to_act(state)) is not None:
+        for seat in range(5):
+            obs = GAME.observation(state, seat)
+            assert obs["warrants"] == [c.wire for c in state.warrants]
+            mine = seat == state.magistrate and state.signed is not None
+            assert obs["signed_warrant"] == (state.signed.wire if mine else None)  # type: ignore[union-attr]
+            seen += mine
+        events = GAME.apply(state, decision.seat, GAME.random_action(state, decision.seat,
+                                                                     policy))
+        for event in events:
+            if event.kind == "own_warrant":
+                assert event.visible_to == frozenset({state.magistrate})
+            elif event.kind in ("warrants_placed", "warrant_passed", "confiscated"):
+                assert event.visible_to is None and "signed" not in event.data
+    assert seen
