@@ -60,8 +60,9 @@ def observation(state: State, seat: int) -> dict[str, Json]:
     obs["revealed"] = [{"seat": s, "character": NAMES[c]} for s, c in revealed] if revealed else []
     if current is not None and character is not None:
         obs["current"] = {"seat": current, "character": NAMES[character]}
-    obs["warrants"] = list(map(name, state.warrants))
-    if state.magistrate == seat and state.signed is not None:
+    warrants = state.warrants
+    obs["warrants"] = list(map(name, warrants)) if warrants else []
+    if warrants and state.magistrate == seat and state.signed is not None:
         obs["signed_warrant"] = NAMES[state.signed]  # the Magistrate's secret: his seat only
     obs["hand"] = state.hands[seat].copy()
     obs["characters"] = list(map(name, state.chars[seat]))
