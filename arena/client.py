@@ -64,9 +64,9 @@ else:  # what the decoder stores: the raw JSON text, parsed on first access
     _RawObservation = _RawEvents = msgspec.Raw
 
 
-class _RequestFields(msgspec.Struct, tag_field="type", tag="request", gc=False):
+class _RequestFields(msgspec.Struct, tag_field="type", tag="request"):
     """The fields of a `request` as stored: `observation` and `events` hold raw JSON until
-    `Request` parses them (gc=False: a request holds no reference cycles)."""
+    `Request` parses them."""
 
     id: int
     kind: str
