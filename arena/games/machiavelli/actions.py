@@ -34,6 +34,7 @@ class Kind(StrEnum):
     GIVE_CARD = "give_card"
     ADVISOR = "advisor"
     WARRANT = "warrant"
+    THEATER = "theater"
 
 
 class ActionType(StrEnum):
@@ -78,6 +79,8 @@ class ActionType(StrEnum):
     BEWITCH = "bewitch"
     PLACE_WARRANTS = "place_warrants"
     CONFISCATE = "confiscate"
+    MUSEUM = "museum"
+    THEATER = "theater"
     DONE = "done"
     END_TURN = "end_turn"
 
@@ -97,6 +100,7 @@ _FIELDS: dict[ActionType, tuple[str, ...]] = {
     T.TRADE_DISTRICTS: ("seat", "district", "give"), T.ABBOT_INCOME: ("amount",),
     T.TAKE_FROM_RICHEST: ("seat",), T.GIVE_CROWN: ("seat", "resource"), T.ADVISE: ("seat",),
     T.CARDINAL_BUILD: ("seat", "district"), T.PLACE_WARRANTS: ("character", "decoys"),
+    T.MUSEUM: ("district",), T.THEATER: ("seat", "character"),
 }
 RESOURCES = ("gold", "cards")
 """Values of the `resource` field (the Navigator's choice)."""
@@ -113,7 +117,7 @@ ALLOWED: dict[Kind, frozenset[ActionType]] = {
         T.ROB, T.SWAP_HANDS, T.EXCHANGE_CARDS, T.DESTROY, T.BEAUTIFY, T.TAKE_TAX,
         T.LABORATORY, T.SMITHY, T.NAVIGATE, T.STUDY, T.SEIZE, T.SPY, T.LOOK, T.FORESEE,
         T.ARMORY, T.FRAMEWORK, T.NECROPOLIS, T.TRADE_DISTRICTS, T.ABBOT_INCOME,
-        T.TAKE_FROM_RICHEST, T.GIVE_CROWN, T.CARDINAL_BUILD, T.BEWITCH, T.PLACE_WARRANTS,
+        T.TAKE_FROM_RICHEST, T.GIVE_CROWN, T.CARDINAL_BUILD, T.BEWITCH, T.PLACE_WARRANTS, T.MUSEUM,
         T.END_TURN,
     }),
     Kind.TAKE_CARD: frozenset({T.TAKE_CARD}),
@@ -121,6 +125,7 @@ ALLOWED: dict[Kind, frozenset[ActionType]] = {
     Kind.GIVE_CARD: frozenset({T.GIVE_CARD}),
     Kind.ADVISOR: frozenset({T.ADVISE}),
     Kind.WARRANT: frozenset({T.DONE, T.CONFISCATE}),
+    Kind.THEATER: frozenset({T.THEATER, T.DONE}),
 }
 
 

@@ -187,12 +187,9 @@ FIRST_GAME: tuple[str, ...] = (
     "dragon_gate", "factory", "haunted_quarter", "imperial_treasury", "keep", "laboratory",
     "library", "map_room", "quarry", "school_of_magic", "smithy", "statue", "thieves_den",
     "wishing_well")
-IMPLEMENTED_DISTRICTS: frozenset[str] = frozenset((
-    *FIRST_GAME, "basilica", "capitol", "gold_mine", "great_wall", "ivory_tower", "monument",
-    "observatory", "park", "poor_house", "secret_vault", "stables", "armory", "framework",
-    "necropolis"))
-"""The unique districts the engine plays; options naming another are refused (issue 12 adds
-them in batches)."""
+IMPLEMENTED_DISTRICTS: frozenset[str] = frozenset(d.id for d in UNIQUE)
+"""The unique districts the engine plays: all 30 (issue 12 added them in batches; options
+naming one outside this set are refused)."""
 
 PRESETS: dict[str, tuple[str, ...]] = {
     # RB2016 "Your first game" and "Preset options" (pp. 8-9), 14 unique districts each

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from arena.core.game import Event
 
+from . import venues
 from .actions import Action, ActionTable, ActionType, Kind
 from .cards import NAMES, Character
 from .editions import edition_of
@@ -111,8 +112,7 @@ def _end(state: State, events: list[Event]) -> None:
         events.append(public("characters_discarded", faceup=[], facedown=len(state.pool)))
         state.facedown.extend(state.pool)
         state.pool = []
-    state.phase = Phase.CALL
-    state.calling = 0
+    venues.after_draft(state)
 
 
 _PICK, _DISCARD = ActionTable(ActionType.PICK_CHARACTER, "character"), ActionTable(

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from arena.core.game import Event
 
 from . import cards as C
-from . import markers, powers, witch
+from . import markers, powers, venues, witch
 from .actions import Action, ActionType, make
 from .cards import INCOME_CARDS, NAMES, Character
 from .editions import EDITIONS, edition_of
@@ -161,9 +161,9 @@ def _necropolis(state: State, seat: int, action: Action, events: list[Event]) ->
     """Build the Necropolis free by destroying one of the seat's own districts."""
     sacrificed, before = str(action.district), size(state.cities[seat])
     powers.remove_from_city(state, seat, sacrificed)
-    state.deck.append(sacrificed)
     state.hands[seat].remove(C.NECROPOLIS)
     events.append(public("necropolis_sacrifice", seat=seat, district=sacrificed))
+    venues.to_deck(state, seat, sacrificed, events)
     _place(state, seat, C.NECROPOLIS, 0, [], events, before)
 
 
@@ -187,6 +187,9 @@ def _pay_card(state: State, seat: int, action: Action, events: list[Event]) -> N
 
 
 def _done(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    if state.phase == Phase.THEATER:
+        venues.decline(state, seat, events)
+        return
     other = markers.DONE_HANDLERS.get(state.pending)
     if other is not None:
         other(state, seat, events)
@@ -281,7 +284,7 @@ def _destroy(state: State, seat: int, action: Action, events: list[Event]) -> No
         # classic Graveyard: its owner may buy the card back (`_graveyard` ends the turn)
         state.pending, state.aside = _GRAVEYARD, [district]
         return
-    state.deck.append(district)
+    venues.to_deck(state, target, district, events)
     if EDITIONS[state.rules["edition"]].destroy_at_end:
         _end_turn(state, seat, _DONE, events)
 
@@ -379,4 +382,5 @@ HANDLERS: dict[ActionType, Handler] = {  # by action type; `rules.apply` calls t
     T.SMITHY: _smithy, T.END_TURN: _end_turn, T.FRAMEWORK: _framework,
     T.NECROPOLIS: _necropolis, T.CARDINAL_BUILD: _cardinal_build, T.BEWITCH: witch.bewitch,
     **powers.HANDLERS, **markers.HANDLERS,
+    **venues.HANDLERS,
 }

@@ -3,10 +3,11 @@
 Public: cities, gold, hand sizes, deck size, crown, face-up discards, the characters named by
 the Assassin, the Thief and the Witch, characters revealed this round and by whom, the tax
 token, the acting seat and the character it plays (the Witch's seat, resumed, plays the
-bewitched character), the characters under a face-down warrant. Private to the seat: its
-hand, its own characters, the characters offered to it during the draft (while it chooses),
-its own turn's pending cards, and which of its warrants is signed. Never: other hands, other
-seats' unrevealed characters, face-down discards, the deck order, the RNG.
+bewitched character), the characters under a face-down warrant, how many cards lie under the
+Museum. Private to the seat: its hand, its own characters, the characters offered to it during
+the draft (while it chooses), its own turn's pending cards, and which of its warrants is
+signed. Never: other hands, other seats' unrevealed characters, face-down discards, the cards
+under the Museum (not even for its owner: DECISIONS.md "Museum"), the deck order, the RNG.
 Imports only the standard library and `arena.core`.
 """
 
@@ -27,7 +28,7 @@ _TEMPLATE: dict[str, Json] = dict.fromkeys((
     "seat", "players", "round", "phase", "crown", "city_size", "cast", "gold", "hand_sizes",
     "cities", "beautified", "deck_size", "tax_token", "first_complete", "faceup_discards",
     "killed", "robbed", "bewitched", "revealed", "current", "hand", "characters", "draft_pool",
-    "turn", "warrants", "signed_warrant"))
+    "turn", "warrants", "signed_warrant", "museum"))
 
 
 def observation(state: State, seat: int) -> dict[str, Json]:
@@ -51,6 +52,7 @@ def observation(state: State, seat: int) -> dict[str, Json]:
     obs["tax_token"] = state.tax_token
     obs["first_complete"] = state.first_complete
     obs["faceup_discards"] = list(map(name, state.faceup))
+    obs["museum"] = len(state.museum)  # face down: their number only, for every seat
     if killed:
         obs["killed"] = NAMES[killed]
     if robbed:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from arena.core.game import Event, Json
 
 from . import cards as C
+from . import venues
 from .actions import Action, ActionTable, ActionType, Kind, make
 from .cards import COST, TYPE, Character, DistrictType
 from .editions import EDITIONS
@@ -319,8 +320,9 @@ def armory(state: State, seat: int, action: Action, events: list[Event]) -> None
     target, district = int(str(action.seat)), str(action.district)
     remove_from_city(state, seat, C.ARMORY)
     remove_from_city(state, target, district)
-    state.deck += (C.ARMORY, district)
+    state.deck.append(C.ARMORY)
     events.append(public("armory_used", seat=seat, target=target, district=district))
+    venues.to_deck(state, target, district, events)
 
 
 def _diplomacy(state: State, seat: int) -> tuple[Action, ...]:

@@ -11,7 +11,7 @@ from arena.core.errors import IllegalAction
 from arena.core.game import Event, Json, Termination
 from arena.core.hotpath import make_decision
 
-from . import draft, effects, powers, scoring, turn, witch
+from . import draft, effects, powers, scoring, turn, venues, witch
 from .actions import Action, Kind, shared_wires, wire_text
 from .cards import NAMES, Character
 from .events import gold, public
@@ -21,6 +21,7 @@ from .state import Legal, Pending, Phase, Spell, State
 # an attribute of a class (an Enum's above all) is looked up afresh every time
 _ROUND_START, _DRAFT, _CALL, _TURN, _ROUND_END = (
     Phase.ROUND_START, Phase.DRAFT, Phase.CALL, Phase.TURN, Phase.ROUND_END)
+_THEATER = Phase.THEATER
 _KEEP, _EXCHANGE, _DEN = Pending.KEEP, Pending.EXCHANGE, Pending.DEN
 _GRAVEYARD = Pending.GRAVEYARD
 _NAME = NAMES.__getitem__
@@ -155,6 +156,8 @@ def legal(state: State) -> Legal | None:
         pool = sorted(state.pool)
         actions = draft.legal_from(pool, kind)
         context = {"characters": list(map(_NAME, pool))}
+    elif phase == _THEATER:
+        seat, kind, actions, context = venues.theater_decision(state)
     else:
         return None
     result = state.cache = Legal(make_decision(seat, kind, shared_wires(actions), context),

@@ -55,6 +55,7 @@ def _items(state: State, seat: int, city: list[str], hq_type: DistrictType) -> d
         # a Haunted Quarter counted as another type leaves the Tower the only unique
         "ivory_tower": 5 if C.IVORY_TOWER in city and uniques == 1 else 0,
         "secret_vault": 3 * state.hands[seat].count(C.SECRET_VAULT),
+        "museum": len(state.museum) if C.MUSEUM in city else 0,
     }
     items["total"] = sum(items.values())
     return items

@@ -25,12 +25,14 @@ class Phase:
 
     ROUND_START = "round_start"
     DRAFT = "draft"
+    THEATER = "theater"
+    """The Theater's owner may swap a character card (the end of the selection phase)."""
     CALL = "call"
     TURN = "turn"
     ROUND_END = "round_end"
     OVER = "over"
 
-    ALL = (ROUND_START, DRAFT, CALL, TURN, ROUND_END, OVER)
+    ALL = (ROUND_START, DRAFT, THEATER, CALL, TURN, ROUND_END, OVER)
 
 
 class Pending:
@@ -144,6 +146,9 @@ class State:
     warrant_build: list[Json] | None = None
     """[district, gold paid, the city's size before] of the build the Magistrate is deciding
     about (pending `warrant`)."""
+    museum: list[str] = field(default_factory=list)
+    """The cards face down under the Museum, wherever it stands (the deck holds one), in the
+    order they were put there; only their number is public (DECISIONS.md, "Museum")."""
     first_complete: int | None = None
     termination: str | None = None
     cache: Legal | None = field(default=None, repr=False, compare=False)
@@ -165,9 +170,10 @@ _PLAIN = ("players", "crown", "round", "phase", "draft_index", "thief_seat", "bi
           "magistrate", "warrant_build")
 _ADDED: dict[str, Json] = {"build_paid": 0, "target": None, "owed": [], "bewitched": None,
                            "witch_seat": None, "spell": None, "magistrate": None,
-                           "warrant_build": None, "signed": None, "warrants": []}
+                           "warrant_build": None, "signed": None, "warrants": [],
+                           "museum": []}
 """Fields added after states were first stored, with the value an older state means."""
-_LISTS = ("gold", "deck", "used", "aside", "owed")
+_LISTS = ("gold", "deck", "used", "aside", "owed", "museum")
 _NESTED = ("hands", "cities", "beautified")
 
 
@@ -193,6 +199,7 @@ def clone(state: State) -> State:
         bewitched=state.bewitched, witch_seat=state.witch_seat, spell=state.spell,
         magistrate=state.magistrate, warrants=list(state.warrants), signed=state.signed,
         warrant_build=None if state.warrant_build is None else list(state.warrant_build),
+        museum=list(state.museum),
         first_complete=state.first_complete, termination=state.termination,
         cache=state.cache,
     )
@@ -240,7 +247,7 @@ def from_json(data: Mapping[str, Json]) -> State:
     for name in _PLAIN:
         setattr(state, name, data[name] if name in data or name not in _ADDED
                 else _ADDED[name])
-    for name in ("used", "aside", "owed"):
+    for name in ("used", "aside", "owed", "museum"):
         setattr(state, name, list(data.get(name, [])))
     for name in _CHAR_FIELDS:
         setattr(state, name, char(data[name] if name in data or name not in _ADDED

@@ -139,6 +139,7 @@ KEEP_CARD, DISCARD_CARD = ActionTable(T.KEEP_CARD, "district"), ActionTable(
 PAY_CARD, BUILD = ActionTable(T.PAY_CARD, "district"), ActionTable(T.BUILD, "district")
 PAY_WITH_CARDS = ActionTable(T.PAY_WITH_CARDS, "district")
 BEAUTIFY, LABORATORY = ActionTable(T.BEAUTIFY, "district"), ActionTable(T.LABORATORY, "district")
+MUSEUM = ActionTable(T.MUSEUM, "district")
 KILL, ROB = ActionTable(T.KILL, "character"), ActionTable(T.ROB, "character")
 BEWITCH = ActionTable(T.BEWITCH, "character")
 SWAP_HANDS, DESTROY = ActionTable(T.SWAP_HANDS, "seat"), ActionTable(
@@ -246,6 +247,8 @@ def turn_actions(state: State, seat: int) -> list[Action]:
         actions.extend(map(LABORATORY.__getitem__, dict.fromkeys(state.hands[seat])))
     if C.SMITHY in city and purse >= 2 and "smithy" not in used:
         actions.append(SMITHY)
+    if C.MUSEUM in city and "museum" not in used:  # one hand card face down under it
+        actions.extend(map(MUSEUM.__getitem__, dict.fromkeys(state.hands[seat])))
     if character is _NAVIGATOR and gathered and "ability" not in used and EDITIONS[
             state.rules["edition"]].navigator_after_action:
         actions.remove(END_TURN)  # the classic Navigator must take his 4 gold or 4 cards

@@ -145,6 +145,17 @@ EVENTS: dict[str, tuple[dict[str, Json], str]] = {
     "confiscated": ({"seat": SEAT, "target": SEAT, "character": CHARACTER,
                      "district": DISTRICT, "refund": NAT, "gold": GOLD},
                     "the Magistrate revealed the signed warrant and took the district"),
+    "museum_filled": ({"seat": SEAT, "count": NAT},
+                      "a hand card went face down under the Museum (count: now under it)"),
+    "own_museum": ({"seat": SEAT, "district": DISTRICT},
+                   "private: the card you put under the Museum"),
+    "museum_emptied": ({"seat": SEAT, "count": NAT},
+                       "the Museum left the city: its cards went to the deck bottom"),
+    "theater_swapped": ({"seat": SEAT, "target": SEAT},
+                        "the Theater's owner swapped a character card with the target"),
+    "own_swap": ({"seat": SEAT, "gave": CHARACTER, "received": CHARACTER, "other": SEAT},
+                 "private: the character card you gave and the one you received (Theater)"),
+    "theater_declined": (_SEAT_EVENT, "the Theater's owner kept his character cards"),
     "turn_ended": (_SEAT_CHARACTER, "a character's turn ended"),
     "round_ended": ({"round": NAT}, "the round ended"),
     "game_ended": ({"termination": enum(t.value for t in Termination),
@@ -169,6 +180,7 @@ CONTEXTS: dict[Kind, dict[str, Json]] = {
     Kind.ADVISOR: {**_TURN_CONTEXT, "crown": SEAT},
     Kind.GRAVEYARD: {"district": DISTRICT, "price": NAT},
     Kind.WARRANT: {"builder": SEAT, "character": CHARACTER, "district": DISTRICT, "paid": NAT},
+    Kind.THEATER: {"characters": CHARACTERS},
 }
 """Every decision kind's `context` (PROTOCOL.md §9.3)."""
 
@@ -177,7 +189,8 @@ _TURN = closed({"gathered": BOOL, "builds_left": NAT, "used": array(STR),
                 "pending": nullable(enum([*(k.value for k in Kind), Pending.STUDY])),
                 "set_aside": CARDS})
 OBSERVATION: dict[str, Json] = {
-    "seat": SEAT, "players": NAT, "round": NAT, "phase": enum(["draft", "turn", "over"]),
+    "seat": SEAT, "players": NAT, "round": NAT,
+    "phase": enum(["draft", "theater", "turn", "over"]),
     "crown": SEAT, "city_size": NAT, "cast": CHARACTERS, "gold": array(NAT),
     "hand_sizes": array(NAT), "cities": array(CARDS), "beautified": array(CARDS),
     "deck_size": NAT, "tax_token": NAT, "first_complete": nullable(SEAT),
@@ -186,6 +199,7 @@ OBSERVATION: dict[str, Json] = {
     "revealed": array(_REVEALED), "current": nullable(_REVEALED), "hand": CARDS,
     "characters": CHARACTERS, "draft_pool": nullable(CHARACTERS), "turn": nullable(_TURN),
     "warrants": CHARACTERS, "signed_warrant": nullable(CHARACTER),
+    "museum": NAT,
 }
 """Every observation field (PROTOCOL.md §9.4)."""
 

@@ -11,8 +11,10 @@ from arena.games.machiavelli.state import Phase, State
 
 
 def check_cards(state: State) -> None:
-    """Every district card is in exactly one place: deck, a hand, a city, or set aside."""
-    seen = Counter(state.deck) + Counter(state.aside)
+    """Every district card is in exactly one place: deck, a hand, a city, set aside, or under
+    the Museum (which stands in a city while cards lie under it)."""
+    seen = Counter(state.deck) + Counter(state.aside) + Counter(state.museum)
+    assert not state.museum or any("museum" in city for city in state.cities), state.museum
     for hand in state.hands:
         seen.update(hand)
     for city in state.cities:
@@ -26,7 +28,7 @@ def check_cards(state: State) -> None:
 
 def check_characters(state: State) -> None:
     """During a round every cast character is in exactly one place."""
-    if state.phase in (Phase.DRAFT, Phase.TURN):
+    if state.phase in (Phase.DRAFT, Phase.THEATER, Phase.TURN):
         places = [*state.faceup, *state.facedown, *state.pool]
         for held in state.chars:
             places.extend(held)

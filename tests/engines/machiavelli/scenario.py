@@ -79,7 +79,7 @@ def build_state(scenario: dict[str, Any]) -> tuple[State, list[Event]]:
 def _rebuild_deck(data: dict[str, Any], deck_top: list[str], order: list[str]) -> list[str]:
     """The deck minus the cards the setup placed, keeping its order, `deck_top` on top."""
     remaining = deck_composition(list(data["rules"]["districts"]))
-    placed = Counter(data["aside"]) + Counter(deck_top)
+    placed = Counter(data["aside"]) + Counter(deck_top) + Counter(data["museum"])
     for group in ("hands", "cities"):
         for cards in data[group]:
             placed.update(cards)

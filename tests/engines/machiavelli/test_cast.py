@@ -3,6 +3,8 @@ and `random` (a legal selection drawn from the game's seed)."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from arena.core.errors import ConfigError
@@ -122,3 +124,16 @@ def test_arena_games_lists_editions_casts_and_presets() -> None:
     for name in ("machiavelli editions", "revised", *CAST_PRESETS, "random",
                  "tenacious-delegates", "cardinal"):
         assert name in result.output, name
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_named_district_preset_is_playable(name: str) -> None:
+    # the Museum and the Theater completed the rulebook's presets (issue 12)
+    assert GAME.resolve_rules(4, {"district_preset": name})["districts"] == list(PRESETS[name])
+    listed = GAME.catalog()["machiavelli district presets (option district_preset)"][name]
+    assert "*" not in listed and listed.split(", ") == list(PRESETS[name])
+    state = GAME.new_game(4, {"district_preset": name}, 7)
+    policy = random.Random(7)
+    while (decision := GAME.to_act(state)) is not None:
+        GAME.apply(state, decision.seat, GAME.random_action(state, decision.seat, policy))
+    assert GAME.outcome(state) is not None

@@ -18,14 +18,17 @@ from arena.games.machiavelli.state import Phase, State
 
 
 def reshuffle_hidden(state: State, seat: int, rng: random.Random) -> State:
-    """Return a copy with everything `seat` cannot see shuffled."""
+    """Return a copy with everything `seat` cannot see shuffled: the other hands and the
+    cards under the Museum (face down: hidden from every seat) among themselves, the deck,
+    and the characters it does not hold (a Theater swap moves them between seats)."""
     other = GAME.clone(state)
     others = [s for s in range(state.players) if s != seat]
-    cards = [c for s in others for c in other.hands[s]]
+    cards = [c for s in others for c in other.hands[s]] + other.museum
     rng.shuffle(cards)
     for s in others:
         n = len(other.hands[s])
         other.hands[s], cards = cards[:n], cards[n:]
+    other.museum = cards
     rng.shuffle(other.deck)
     revealed = {c for _, c in state.revealed}
     visible_pool = state.phase == Phase.DRAFT and GAME.to_act(state).seat == seat  # type: ignore[union-attr]
@@ -56,9 +59,11 @@ def shuffle_markers(state: State, seat: int, rng: random.Random) -> None:
         state.signed = rng.choice([*state.warrants, *spent])
 
 
+@pytest.mark.parametrize("preset", ("first-game", "cunning-agents"))
 @pytest.mark.parametrize("players", (2, 3, 4, 7, 8))
-def test_observation_ignores_what_the_seat_cannot_see(players: int) -> None:
-    state = GAME.new_game(players, {}, players)
+def test_observation_ignores_what_the_seat_cannot_see(players: int, preset: str) -> None:
+    # cunning-agents has the Museum and the Theater
+    state = GAME.new_game(players, {"district_preset": preset}, players)
     policy, shuffler = random.Random(1), random.Random(2)
     checked = 0
     while (decision := GAME.to_act(state)) is not None:
@@ -75,7 +80,7 @@ T = ActionType
 # the table legitimately sees
 SHOWN = {T.BUILD, T.PAY_WITH_CARDS}
 # actions that send a hand card (or a set-aside one) face down towards the deck
-FACE_DOWN = {T.PAY_CARD, T.DISCARD_CARD, T.LABORATORY, T.KEEP_CARD, T.DONE}
+FACE_DOWN = {T.PAY_CARD, T.DISCARD_CARD, T.LABORATORY, T.KEEP_CARD, T.DONE, T.MUSEUM}
 
 
 # actions whose `district` names a district in a city, never a card of the actor's hand
@@ -142,6 +147,8 @@ def pick_swap(state: State, action: Action, actor: int, rng: random.Random) -> S
         card, aside = rng.choice(mine) if mine else (None, False)
     if card is None or card == THIEVES_DEN:
         return None
+    if action.type is T.NECROPOLIS and owner == actor and card == NECROPOLIS:
+        return None  # the Necropolis is built from the hand: the table sees it
     observer = rng.choice([s for s in range(players) if s != owner])
     if action.type is T.SWAP_HANDS and observer in (actor, action.seat):
         return None  # the observer receives the swapped hand: it sees the card by right
@@ -199,6 +206,10 @@ def test_a_card_that_leaves_a_hand_face_down_is_never_sent_to_another_seat() -> 
         covered |= check_swaps(players, seed, rng)
     assert {"thieves_den/pay_card", "thieves_den/done", "exchange_cards/discard_card",
             "exchange_cards/done", "turn/laboratory", "keep_card/keep_card"} <= covered
+    museum = {"district_preset": "cunning-agents"}
+    for players, seed in ((3, 9), (4, 10), (5, 11)):
+        covered |= check_swaps(players, seed, rng, museum)
+    assert "turn/museum" in covered
 
 
 def test_no_leak_of_other_hands_or_characters() -> None:
@@ -223,7 +234,7 @@ def test_no_leak_of_other_hands_or_characters() -> None:
 
 
 PRIVATE = {"drew_cards", "own_pick", "own_discard", "characters_offered", "own_kept",
-           "hand_received", "own_paid"}
+           "hand_received", "own_paid", "own_museum", "own_swap"}
 
 
 def test_private_events_go_only_to_their_seat() -> None:
