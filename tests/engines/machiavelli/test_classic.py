@@ -40,6 +40,8 @@ def random_rules(rng: random.Random) -> tuple[int, dict[str, Json]]:
         rules["dark_city"] = True
         cast = list(BASE)
         if rng.random() < 0.5:
+            cast[0] = "witch"
+        if rng.random() < 0.5:
             cast[5] = "alchemist"
         if rng.random() < 0.5:
             cast[6] = "navigator"
@@ -82,6 +84,20 @@ def test_dark_city_alchemist_and_navigator_play(players: int) -> None:
     for seed in (1, 2):
         state = play_checked(players, seed, {**CLASSIC, "dark_city": True, "characters": cast})
         assert {Character.ALCHEMIST, Character.NAVIGATOR} <= set(state.cast)
+
+
+@pytest.mark.parametrize("players", (2, 3, 6))
+def test_dark_city_witch_plays(players: int) -> None:
+    rules = {**CLASSIC, "dark_city": True, "characters": ["witch", *BASE[1:]]}
+    for seed in (1, 2):
+        state = play_checked(players, seed, rules)
+        assert Character.WITCH in state.cast and Character.ASSASSIN not in state.cast
+    state, policy, resumed = GAME.new_game(players, rules, 3), random.Random(3), 0
+    while (decision := GAME.to_act(state)) is not None:
+        action = GAME.random_action(state, decision.seat, policy)
+        events = GAME.apply(state, decision.seat, action)
+        resumed += sum(1 for e in events if e.kind == "witch_resumed")
+    assert resumed > 0
 
 
 def test_resolution_is_concrete_and_stable() -> None:
@@ -248,7 +264,7 @@ def test_arena_games_names_the_classic_edition_and_the_unverified_dark_city() ->
 
 
 SAMPLES = Path(__file__).resolve().parents[3] / "sample_bots" / "python"
-DARK_CAST = [*BASE[:5], "alchemist", "navigator", "warlord", "artist"]
+DARK_CAST = ["witch", *BASE[1:5], "alchemist", "navigator", "warlord", "artist"]
 
 
 @pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py"])
