@@ -8,6 +8,7 @@ import random
 import pytest
 
 from arena.core.errors import ConfigError
+from arena.core.game import Json
 from arena.games.machiavelli import GAME
 from arena.games.machiavelli.cards import (
     CAST_PRESETS,
@@ -132,8 +133,22 @@ def test_every_named_district_preset_is_playable(name: str) -> None:
     assert GAME.resolve_rules(4, {"district_preset": name})["districts"] == list(PRESETS[name])
     listed = GAME.catalog()["machiavelli district presets (option district_preset)"][name]
     assert "*" not in listed and listed.split(", ") == list(PRESETS[name])
-    state = GAME.new_game(4, {"district_preset": name}, 7)
-    policy = random.Random(7)
+    play_to_end(4, {"district_preset": name}, 7)
+
+
+@pytest.mark.parametrize("players", (2, 3, 5, 8))
+def test_the_witchs_preset_plays(players: int) -> None:
+    """Illustrious Emissaries (Witch, Spy, Seer, Emperor, ...) became playable with the
+    Witch: it is offered, resolves for every table and plays to the end."""
+    rules = {"cast": "illustrious-emissaries"}
+    cast = GAME.resolve_rules(players, rules)["characters"]
+    assert isinstance(cast, list) and cast[0] == "witch"
+    play_to_end(players, rules, players)
+
+
+def play_to_end(players: int, rules: dict[str, Json], seed: int) -> None:
+    """Play a random game of `rules` to its end."""
+    state, policy = GAME.new_game(players, rules, seed), random.Random(seed)
     while (decision := GAME.to_act(state)) is not None:
         GAME.apply(state, decision.seat, GAME.random_action(state, decision.seat, policy))
     assert GAME.outcome(state) is not None
