@@ -32,7 +32,7 @@ T = ActionType
 # module-level copies of class constants (a global lookup is cached; a class attribute is not)
 _KEEP, _CALL, _TAX_COLLECTOR = Pending.KEEP, Phase.CALL, Character.TAX_COLLECTOR
 _GRAVEYARD, _ARCHITECT = Pending.GRAVEYARD, Character.ARCHITECT
-_BEWITCHED = Spell.BEWITCHED
+_BEWITCHED, _ALCHEMIST = Spell.BEWITCHED, Character.ALCHEMIST
 _DONE = make(T.DONE)
 
 
@@ -346,7 +346,7 @@ def _end_turn(state: State, seat: int, action: Action, events: list[Event]) -> N
     city = state.cities[seat]
     if C.POOR_HOUSE in city or C.PARK in city:
         _end_of_turn_districts(state, seat, events)
-    if character is Character.ALCHEMIST and state.build_paid:
+    if character is _ALCHEMIST and state.build_paid:
         refund = state.build_paid  # after the Poor House (§1.4.1)
         state.gold[seat] += refund
         events.append(public("refund", seat=seat, character="alchemist", amount=refund,

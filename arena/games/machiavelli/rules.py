@@ -24,6 +24,7 @@ _ROUND_START, _DRAFT, _CALL, _TURN, _ROUND_END = (
 _THEATER = Phase.THEATER
 _KEEP, _EXCHANGE, _DEN = Pending.KEEP, Pending.EXCHANGE, Pending.DEN
 _GRAVEYARD = Pending.GRAVEYARD
+_EMPEROR, _KING, _PATRICIAN = Character.EMPEROR, Character.KING, Character.PATRICIAN
 _NAME = NAMES.__getitem__
 _K_TURN = Kind.TURN.value
 
@@ -82,14 +83,14 @@ def _call(state: State, events: list[Event]) -> None:
 
 def _end_round(state: State, events: list[Event]) -> None:
     killed = state.killed
-    if killed is Character.EMPEROR:
+    if killed is _EMPEROR:
         advisor = draft.holder(state, killed)
         if advisor is not None:
             powers.start_advisor(state, advisor)
             events.append(public("character_revealed", seat=advisor, character="emperor"))
             _pay_queen(state, advisor, events)
             return
-    if killed is Character.KING or killed is Character.PATRICIAN:
+    if killed is _KING or killed is _PATRICIAN:
         heir = draft.holder(state, killed)
         if heir is not None:
             state.crown = heir

@@ -149,6 +149,7 @@ K_EXCHANGE, K_DEN = Kind.EXCHANGE_CARDS.value, Kind.THIEVES_DEN.value
 _KEEP, _EXCHANGE, _ARTIST = Pending.KEEP, Pending.EXCHANGE, Character.ARTIST
 _WIZARD, _EMPEROR = Character.WIZARD, Character.EMPEROR
 _NAVIGATOR, _WITCH = Character.NAVIGATOR, Character.WITCH
+_TRADER, _CARDINAL, _TRADE = Character.TRADER, Character.CARDINAL, DistrictType.TRADE
 _KEEPING = frozenset((Pending.KEEP, Pending.STUDY))  # both choose one card of `aside`
 
 # the ability options depend only on the cast (and the killed character, or the seat), so
@@ -234,7 +235,7 @@ def turn_actions(state: State, seat: int) -> list[Action]:
     if gathered:
         if state.builds_left > 0:
             _build_actions(state, seat, actions)
-            if character is Character.CARDINAL:
+            if character is _CARDINAL:
                 CARDINAL_OPTIONS[0](state, seat, actions)
         elif character not in _NO_EXTRA_BUILDS:
             _extra_builds(state, seat, character, actions)
@@ -361,8 +362,7 @@ _NO_EXTRA_BUILDS = frozenset((Character.NAVIGATOR,))
 def free_of_limit(character: Character | None, district: str) -> bool:
     """Return whether building `district` leaves the build limit alone: the Stables, and a
     trade district for the Trader."""
-    return district == C.STABLES or (character is Character.TRADER
-                                     and TYPE[district] is DistrictType.TRADE)
+    return district == C.STABLES or (character is _TRADER and TYPE[district] is _TRADE)
 
 
 def _extra_builds(state: State, seat: int, character: Character,
