@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import attrgetter
-from typing import Any
+from typing import Any, NoReturn
 
 from arena.core.errors import MalformedAction
 from arena.core.game import Json
@@ -224,6 +224,14 @@ def wire_text(value: Json) -> str:
     return json.dumps(value, separators=(",", ":"), default=repr)
 
 
+# the parser's lookups, by wire string: a dict hit where an Enum call (`ActionType(raw)`,
+# `Kind(kind)`) costs a Python-level lookup, and the keys an action may carry as one set
+_TYPE_BY_WIRE: dict[str, ActionType] = {t.value: t for t in ActionType}
+_ALLOWED_BY_KIND: dict[str, frozenset[ActionType]] = {k.value: v for k, v in ALLOWED.items()}
+_KEYS: dict[ActionType, frozenset[str]] = {
+    t: frozenset(("type", *_FIELDS.get(t, ()))) for t in ActionType}
+
+
 def parse(kind: str, payload: Json) -> Action:
     """Parse a wire payload as an action allowed for a decision of `kind`.
 
@@ -233,29 +241,27 @@ def parse(kind: str, payload: Json) -> Action:
     """
     if not isinstance(payload, dict):
         raise MalformedAction(f"action must be a JSON object, got {type(payload).__name__}")
-    raw_type = payload.get("type")
-    if kind not in ALLOWED:
+    allowed = _ALLOWED_BY_KIND.get(kind)
+    if allowed is None:
         raise MalformedAction(f"unknown decision kind {wire_text(kind)}")
-    try:
-        action_type = ActionType(str(raw_type))
-    except ValueError:
-        valid = ", ".join(sorted(t.value for t in ALLOWED.get(Kind(kind), frozenset())))
+    raw_type = payload.get("type")
+    action_type = _TYPE_BY_WIRE.get(raw_type) if isinstance(raw_type, str) else None
+    if action_type is None:
+        valid = ", ".join(sorted(t.value for t in allowed))
         raise MalformedAction(f"unknown action type {wire_text(raw_type)}; valid here: "
-                              f"{valid}") from None
-    allowed = ALLOWED[Kind(kind)]
+                              f"{valid}")
     if action_type not in allowed:
         valid = ", ".join(sorted(t.value for t in allowed))
         raise MalformedAction(
             f"action type {wire_text(action_type.value)} is not allowed for a "
             f"{wire_text(kind)} decision; "
             f"valid: {valid}")
+    keys = _KEYS[action_type]
+    if len(payload) != len(keys) or payload.keys() != keys:
+        _wrong_fields(payload, action_type, keys)
     fields = _FIELDS.get(action_type, ())
-    extra = sorted(set(payload) - {"type", *fields})
-    if extra:
-        raise MalformedAction(f"{action_type.value}: unexpected field(s) {', '.join(extra)}")
-    missing = [f for f in fields if f not in payload]
-    if missing:
-        raise MalformedAction(f"{action_type.value}: missing field(s) {', '.join(missing)}")
+    if not fields:
+        return make(action_type)
     return make(
         action_type,
         _character(payload, action_type) if "character" in fields else None,
@@ -267,6 +273,16 @@ def parse(kind: str, payload: Json) -> Action:
         _seat(payload, action_type, "amount") if "amount" in fields else None,
         _decoys(payload, action_type) if "decoys" in fields else None,
     )
+
+
+def _wrong_fields(payload: dict[str, Json], action_type: ActionType,
+                  keys: frozenset[str]) -> NoReturn:
+    """Raise for the fields `payload` has that `action_type` does not, or lacks."""
+    extra = sorted(payload.keys() - keys)
+    if extra:
+        raise MalformedAction(f"{action_type.value}: unexpected field(s) {', '.join(extra)}")
+    missing = [f for f in _FIELDS.get(action_type, ()) if f not in payload]
+    raise MalformedAction(f"{action_type.value}: missing field(s) {', '.join(missing)}")
 
 
 def _decoys(payload: dict[str, Json], action_type: ActionType) -> tuple[Character, ...]:

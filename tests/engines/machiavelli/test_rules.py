@@ -91,9 +91,14 @@ def test_illegal_actions_change_nothing(players: int) -> None:
     [
         ("build", "must be a JSON object"),
         ({"type": "fly"}, "unknown action type"),
+        ({}, "unknown action type null"),
+        ({"type": ["build"]}, "unknown action type"),  # unhashable: no lookup may raise
+        ({"type": 3}, "unknown action type 3"),
         ({"type": "pick_character", "character": "king"}, 'not allowed for a "turn"'),
         ({"type": "build"}, "missing field"),
         ({"type": "build", "district": "manor", "x": 1}, "unexpected field"),
+        ({"type": "build", "x": 1}, r"unexpected field\(s\) x$"),  # as many keys as due
+        ({"type": "end_turn", "district": "manor"}, "unexpected field"),
         ({"type": "build", "district": "Manor"}, "unknown district"),
         ({"type": "kill", "character": "pope"}, "unknown character"),
         ({"type": "swap_hands", "seat": True}, "not a seat"),
