@@ -20,7 +20,8 @@ jokers are optional (25 points each).
 Speed, all exact: `RankDP._race` runs a bound-led search (branch and bound on the optional
 points left) and the full programme by turns; states equal but for their jokers bound
 each other (fewer placed and as much held is at least as good); dead states (groups that
-cannot form, runs short of cards or jokers, table copies with nowhere to go) are cut early.
+cannot form, runs short of cards or jokers, table copies with nowhere to go, fewer jokers
+left than each suit's cards need from here on: `dp_bound`) are cut early.
 
 Imports only the standard library and this package.
 """
@@ -31,6 +32,7 @@ import time
 from itertools import product
 
 from arena.games.rummy.cards import JOKER_INDEX, PENALTY, natural
+from arena.games.rummy.dp_bound import SuitBound
 from arena.games.rummy.dp_build import Builder
 from arena.games.rummy.dp_steps import (
     LAST,
@@ -80,6 +82,9 @@ class RankDP:
         self.turn_limit: int | None = None
         self.jokers = required[JOKER_INDEX] + optional[JOKER_INDEX]
         self.max_jokers = min(max_jokers, self.jokers)
+        self.suit_bound: SuitBound | None = SuitBound(self.req, self.opt, self.jokers,
+                                                      self.max_jokers)
+        """The dead-state test of `dp_bound` (None: off, for measurements and tests)."""
         self.node_limit = node_limit
         self.deadline = deadline
         self.nodes = 0
@@ -97,7 +102,7 @@ class RankDP:
         self.moves: dict[tuple[int, int, SuitRuns, tuple[int, int], int],
                          list[tuple[int, SuitStep, tuple[int, int] | None]]] = {}
         self.steps: dict[tuple[int, int, SuitRuns, tuple[int, int], int, Groups],
-                         list[tuple[int, SuitStep, tuple[int, int] | None, Groups]]] = {}
+                         list[tuple[int, SuitStep, tuple[int, int] | None, Groups, int]]] = {}
         self.pends = self._pends()
         self.pend_id = {pend: i for i, pend in enumerate(self.pends)}
         self.pend_max: Pend = tuple((max(p[s][0] for p in self.pends),
@@ -344,6 +349,8 @@ class RankDP:
             short = self._short(value, runs, pend or self.pend_max)
             if short > left:
                 return []
+            if self.suit_bound is not None:  # in halves; the groups' own jokers come next
+                short = max(short, (self.suit_bound.total(value + 1, 0, runs) + 1) // 2)
             if not any(groups):
                 return [(0, (value + 1, 0, runs, nxt, groups, used, room), (0, 0, ()))]
             return [(0, (value + 1, 0, runs, nxt, (0, 0, 0, 0), used + extra,
@@ -351,17 +358,24 @@ class RankDP:
                     for extra, more, plan in group_options(groups, left, self.max_jokers)
                     if short <= left - extra]
         head, tail = runs[:suit], runs[suit + 1:]
+        # the jokers the other suits need (in halves) are the same after every step
+        others = -2 * left
+        if self.suit_bound is not None:
+            others = self.suit_bound.total(value, suit, runs) \
+                - self.suit_bound.need(value, suit, runs[suit])
         return [(points, (value, suit + 1, (*head, step.runs, *tail),
                           pend if kept is None else pend[:suit] + (kept,) + pend[suit + 1:],
                           new_groups, used + step.jokers,
                           min(room + step.room, left - step.jokers)), step)
-                for points, step, kept, new_groups in self._steps(
-                    value, suit, runs[suit], (pend or self.pend_max)[suit], left, groups)]
+                for points, step, kept, new_groups, need in self._steps(
+                    value, suit, runs[suit], (pend or self.pend_max)[suit], left, groups)
+                if others + need <= 2 * (left - step.jokers)]
 
     def _steps(self, value: int, suit: int, runs: SuitRuns, pend: tuple[int, int],
                left: int, groups: Groups
-               ) -> list[tuple[int, SuitStep, tuple[int, int] | None, Groups]]:
-        """Return `_moves` with the group copies after each, dead groups left out."""
+               ) -> list[tuple[int, SuitStep, tuple[int, int] | None, Groups, int]]:
+        """Return `_moves` with the group copies after each, dead groups left out, and
+        the jokers (in halves) the suit needs after each (`dp_bound`; 0 when off)."""
         key = (value, suit, runs, pend, left, groups)
         hit = self.steps.get(key)
         if hit is not None:
@@ -376,7 +390,9 @@ class RankDP:
             if any(new_groups) and not self._groups_ok(value, suit, new_groups,
                                                        left - step.jokers):
                 continue
-            out.append((points, step, kept, new_groups))
+            need = 0 if self.suit_bound is None else \
+                self.suit_bound.need(value + 1, suit, step.runs)
+            out.append((points, step, kept, new_groups, need))
         self.steps[key] = out
         return out
 
