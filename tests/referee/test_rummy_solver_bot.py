@@ -65,11 +65,12 @@ def _play(rules: dict[str, Any], seed: int, players: int = 2) -> GameRecord:
                     clock=transport.clock)
 
 
-# A position of a real game (draw_when_able false, seed 3): no cheap move, and the policy's
-# budgeted rebuild search gives up, yet a rebuild exists (the rules find it).
-HAND = ["3S", "JS", "3H", "5H", "7H", "JH", "5D", "8D", "2C", "4C", "7C", "8C", "10C", "QC"]
-TABLE = [["9S", "9D", "9C"], ["10D", "JK", "QD"], ["KS", "KH", "KD", "KC"],
-         ["2S", "2H", "2C", "JK"]]
+# A position of a real game (draw_when_able false, bench/rummy.py's games): no cheap move,
+# and the policy's budgeted rebuild search gives up (it needs 1,025 states of 1,000), yet a
+# rebuild exists (the rules find it).
+HAND = ["3S", "3S", "5S", "4D", "8D", "KD", "5C", "6C", "6C"]
+TABLE = [["AD", "2D", "3D", "4D", "5D"], ["AC", "JK", "3C"], ["3H", "4H", "5H"],
+         ["10H", "JH", "QH", "JK", "AH"]]
 
 
 def test_the_budgeted_policy_alone_would_draw_here() -> None:

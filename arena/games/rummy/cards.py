@@ -73,6 +73,17 @@ def deck(jokers: int) -> list[str]:
     return [code for code in CODES[:JOKER_INDEX] for _ in range(2)] + [JOKER] * jokers
 
 
+def mirrored(code: str) -> str:
+    """Return the card at the mirror rank: 2..K become K..2 (rank r becomes 15 - r), an ace
+    and a joker stay. Runs map onto runs (the ace low onto the ace high) and groups onto
+    groups, so a table and its mirror have the same plays, mirrored."""
+    if code == JOKER:
+        return code
+    index = INDEX[code]
+    rank = rank_of(index)
+    return code if rank == 1 else CODES[natural(15 - rank, suit_of(index))]
+
+
 def sort_key(code: str) -> tuple[int, int]:
     """Order cards for display: by suit, then rank; jokers last."""
     index = INDEX[code]
