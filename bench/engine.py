@@ -14,7 +14,8 @@ Games/s is also given per second of CPU time the process got, which moves less w
 
 Then the cycle call by call (to_act, observation, random_action, validate, apply), each part
 in units of json.dumps(obs), to show which calls stand between the cycle and its goal
-(<= 1.0 x json.dumps(obs), issue 16).
+(<= 1.0 x json.dumps(obs), issue 16); and, apart, parse_action of the wire form of each action
+chosen: the referee's CPU per bot reply, outside the cycle.
 
 Last, the same games with `cast: random` and `district_preset: random` (issue 12: the decision
 cycle with random casts within 10% of the base cast's), printed as a ratio of the base cast's
@@ -157,7 +158,8 @@ def split(games: int, players: int) -> None:
     """Time each call of the cycle on its own (a clock read around each, ~0.1 us apiece, so
     the parts add up to a little more than the cycle above) and print each part's mean in
     units of json.dumps(obs): what is left, call by call, against the goal."""
-    spent, clock, cycles = dict.fromkeys((*CALLS, "dumps"), 0.0), time.perf_counter, 0
+    spent, clock, cycles = dict.fromkeys((*CALLS, "dumps", "parse_action"), 0.0), \
+        time.perf_counter, 0
     for seed in range(games):
         state = GAME.new_game(players, {}, seed)
         policy = random.Random(seed)
@@ -181,12 +183,20 @@ def split(games: int, players: int) -> None:
                                                          t5 - t4, t6 - t5), strict=True):
                 spent[name] += seconds
             cycles += 1
+            # outside the cycle: the referee's parse of the bot's reply to this decision
+            wire = GAME.action_to_wire(action)
+            t7 = clock()
+            GAME.parse_action(decision, wire)
+            spent["parse_action"] += clock() - t7
     dumps = spent["dumps"] / cycles
     parts = ", ".join(f"{name} {1e6 * spent[name] / cycles:.2f} us "
                       f"({spent[name] / cycles / dumps:.2f})" for name in CALLS)
     print(f"the cycle call by call, {games} games (in units of json.dumps(obs), "
           f"{1e6 * dumps:.2f} us):")
     print(f"  {parts}")
+    print(f"  not in the cycle: parse_action (referee CPU per bot reply) "
+          f"{1e6 * spent['parse_action'] / cycles:.2f} us "
+          f"({spent['parse_action'] / cycles / dumps:.2f})")
 
 
 if __name__ == "__main__":
