@@ -75,6 +75,8 @@ class History:
     """Seats held per (bot, table size)."""
     two_seat: dict[str, list[int]] = field(default_factory=dict)
     """Each bot's seats (0 first, 1 second) in its two-seat games, in the order played."""
+    tables: list[list[tuple[str, ...]]] = field(default_factory=list)
+    """The bots of each table, per round (byes left out)."""
 
     @classmethod
     def of(cls, rounds: Iterable[RoundPlan]) -> History:
@@ -83,6 +85,7 @@ class History:
         seatings: list[tuple[str, ...]] = []
         for plan in rounds:
             history.byes.update(plan.byes)
+            history.tables.append([table.bots for table in plan.tables])
             for table in plan.tables:
                 seatings.extend(table.seatings)
                 history.meetings.update(_pairs(table.bots))
@@ -275,7 +278,8 @@ def swiss_round(number: int, ranked: Sequence[str], history: History, size: int,
         rng = random.Random(derive_seed(number, "swiss", *playing))
         tables, score = swiss_tables(playing, sizes, history.meetings,
                                      history.byes + Counter(byes), ranked,
-                                     lambda n: table_sizes(n, size, smallest), rounds_left, rng)
+                                     lambda n: table_sizes(n, size, smallest), rounds_left, rng,
+                                     history.tables)
         if best is None or score < best[0]:
             best = score, tables, byes
         if score == (0, 0) or len(tables) > LOOKAHEAD_TABLES:

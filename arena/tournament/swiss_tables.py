@@ -19,6 +19,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from arena.tournament.anchor import Tables, anchored_round
 from arena.tournament.grouping import Cost, counter_met, greedy, improve, search
 
 SWISS_KICKS = 400
@@ -38,14 +39,17 @@ Sizes = Callable[[int], tuple[list[int], int]]
 def swiss_tables(playing: Sequence[str], sizes: Sequence[int],
                  meetings: Counter[tuple[str, str]], byes: Counter[str],
                  field: Sequence[str], sizes_of: Sizes, rounds_left: int,
-                 rng: random.Random) -> tuple[list[list[str]], tuple[int, int]]:
+                 rng: random.Random, played: Sequence[Tables] = ()
+                 ) -> tuple[list[list[str]], tuple[int, int]]:
     """Group `playing` (ranked, best first) into tables of `sizes`; return the tables and
     their score: (repeats now, tables repeating in the rounds left as planned), where
     repeats now is, lexicographically, tables seating a pair that met then meetings.
 
     `meetings` counts the earlier meetings per pair (sorted names), `byes` the byes each
     bot has had (this round's included); `field` is every bot of the round, byes included,
-    and `rounds_left` the rounds still to pair, this one included.
+    and `rounds_left` the rounds still to pair, this one included. `played` holds the
+    tables of the earlier rounds: where they fit a resolvable design (`anchor`), the round
+    is chosen so that no meeting repeats, now or in the rounds left.
     """
     met = counter_met(meetings)
     rank = {b: i for i, b in enumerate(playing)}
@@ -55,6 +59,10 @@ def swiss_tables(playing: Sequence[str], sizes: Sequence[int],
     cost = Cost(met, rank, weight, weight * len(playing) ** 2)
     found = greedy(playing, sizes, met, window=3 * max(sizes, default=1))
     search(found, cost, rng, SWISS_KICKS)
+    if played and (anchored := anchored_round(playing, played, rounds_left, cost, met,
+                                              random.Random(rng.random()), [found])
+                   ) is not None:
+        return anchored, (0, 0)
     if len(found) > LOOKAHEAD_TABLES:
         return found, (cost.total(found) // weight, 0)
 

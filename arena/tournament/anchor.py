@@ -1,0 +1,265 @@
+"""Swiss rounds of k seats anchored to a resolvable design, so that no meeting repeats.
+
+Where arena builds a perfect resolvable design for the field (`designs.resolvable`: every
+pair of bots meets exactly once over its rounds), a Swiss that plays no more rounds than
+the design has can avoid every repeat, but a round chosen greedily can spoil the rounds
+after it: 15 bots at tables of 3 run out of new opponents before round 7 in about one
+table of five. So each round after the first is chosen such that the rounds played so
+far, with it, are parallel classes of one relabelling of the design (the bots placed on
+its points): the design's unplayed classes then remain, under that placing, a way to pair
+every round left without a repeat. Round 1 needs nothing (any partition into tables is a
+class of some placing).
+
+Whether the rounds fit is decided by `embed`, a backtracking search for such a placing.
+Each pair of bots that shared a table in a round must lie on a block of that round's
+class; once two rounds are placed, a bot's point is the meeting point of two blocks, so
+the search is nearly forced. It is bounded (`SEARCH_NODES`), so a field whose rounds do not
+fit (paired by an older arena) gives up at a known, deterministic cost.
+
+The round itself is chosen by score as far as that allows (`anchored_round`): the
+unanchored Swiss tables when they fit; else tables cut top-down from the ranking, each
+seat given to the best-ranked bot that keeps the rounds fitting; else the design's own
+unplayed classes under the placing found; the fitting candidate with the lowest Swiss
+cost is played.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from arena.tournament.designs import resolvable
+from arena.tournament.grouping import Cost, Met
+
+ANCHOR_FIELD = 64
+"""Fields of at most this many bots are anchored (64: the affine space of order 4 and the
+plane of order 8); above it each check would take too long for a round's pairing."""
+SEARCH_NODES = 4000
+"""A placing search gives up after this many assignments (deterministic, unlike a time
+limit); a fitting placing of 64 bots is typically found in about one per bot."""
+TRIAL_NODES = 10
+"""A candidate round is tried with at most this many assignments per bot (a placing that
+fits is found in about one assignment per bot, up to twenty in the less symmetric Kirkman
+systems; one that does not fit would search on to the budget)."""
+PLACINGS = 8
+"""Placings of the played rounds sampled per round: each offers the design's unplayed
+classes under it as the next round."""
+
+Tables = Sequence[Sequence[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Design:
+    """A perfect resolvable design on points 0..n-1, indexed for the placing search."""
+
+    size: int
+    line: tuple[tuple[int, ...], ...]
+    """line[p][q]: the class of the one block holding p and q (-1 where p == q)."""
+    block: tuple[tuple[int, ...], ...]
+    """block[c][p]: which block of class c holds p."""
+    members: tuple[tuple[tuple[int, ...], ...], ...]
+    """members[c][j]: the points of block j of class c."""
+    mask: tuple[tuple[int, ...], ...]
+    """mask[c][p]: the other points of p's block of class c, as bits (the search works on
+    sets of points as integers: an intersection is one AND, about 10x faster than sets)."""
+
+    @property
+    def points(self) -> int:
+        return len(self.line)
+
+    @property
+    def classes(self) -> int:
+        return len(self.members)
+
+
+@functools.cache
+def design_for(n: int, size: int) -> Design | None:
+    """The design `designs.resolvable` builds for n bots at tables of `size`, or None."""
+    rounds = resolvable([str(i) for i in range(n)], size)
+    if rounds is None:
+        return None
+    line = [[-1] * n for _ in range(n)]
+    block = [[0] * n for _ in rounds]
+    mask = [[0] * n for _ in rounds]
+    members = []
+    for c, tables in enumerate(rounds):
+        points = [tuple(sorted(int(b) for b in t)) for t in tables]
+        members.append(tuple(points))
+        for j, table in enumerate(points):
+            bits = sum(1 << p for p in table)
+            for p in table:
+                block[c][p], mask[c][p] = j, bits & ~(1 << p)
+                for q in table:
+                    if p != q:
+                        line[p][q] = c
+    return Design(size, tuple(map(tuple, line)), tuple(map(tuple, block)), tuple(members),
+                  tuple(map(tuple, mask)))
+
+
+@dataclass(frozen=True, slots=True)
+class Placing:
+    """Bots placed on a design's points, and the class each round is."""
+
+    point: Mapping[str, int]
+    kind: tuple[int, ...]
+    """The class of each round fitted (-1: not yet fixed, a partial round of one bot)."""
+
+
+def embed(design: Design, rounds: Sequence[Tables], hint: Placing | None = None,
+          budget: int = SEARCH_NODES) -> Placing | None:
+    """A placing under which every table of `rounds` lies in a block of its round's class,
+    the rounds in distinct classes (the last round may be partial), or None when there is
+    none or the search spent `budget` assignments. Tried first: the points of `hint`."""
+    return _Search(design, rounds, hint, budget).run()
+
+
+class _Search:
+    """Backtracking over bots, most constrained first (the fewest points left)."""
+
+    def __init__(self, design: Design, rounds: Sequence[Tables], hint: Placing | None,
+                 budget: int) -> None:
+        self.d, self.budget = design, budget
+        self.prefer = dict(hint.point) if hint is not None else {}
+        self.mates: dict[str, list[tuple[str, int]]] = {}
+        for i, tables in enumerate(rounds):
+            for table in tables:
+                for a in table:
+                    self.mates.setdefault(a, []).extend((b, i) for b in table if b != a)
+        self.bots = sorted(self.mates)
+        self.point: dict[str, int] = {}
+        self.free = (1 << design.points) - 1
+        self.kind = [-1] * len(rounds)
+
+    def run(self) -> Placing | None:
+        if len(self.bots) > self.d.points or len(self.kind) > self.d.classes:
+            return None
+        if not self._place():
+            return None
+        return Placing(dict(self.point), tuple(self.kind))
+
+    def _options(self, bot: str) -> int:
+        """The free points `bot` may take, as bits."""
+        found = self.free
+        mask = self.d.mask
+        for mate, i in self.mates[bot]:
+            p = self.point.get(mate)
+            if p is None:
+                continue
+            c = self.kind[i]
+            if c >= 0:
+                found &= mask[c][p]
+            else:  # the round's class is still open: off p's blocks of the classes taken
+                found &= ~(1 << p)
+                for taken in self.kind:
+                    if taken >= 0:
+                        found &= ~mask[taken][p]
+            if not found:
+                return 0
+        return found
+
+    def _place(self) -> bool:
+        best: tuple[str, int, int] | None = None
+        for bot in self.bots:
+            if bot in self.point:
+                continue
+            options = self._options(bot)
+            count = options.bit_count()
+            if best is None or count < best[2]:
+                best = bot, options, count
+                if not count:
+                    return False
+        if best is None:
+            return True
+        bot, options, _ = best
+        order = [q for q in range(self.d.points) if options >> q & 1]
+        want = self.prefer.get(bot)
+        if want in order:
+            order.remove(want)
+            order.insert(0, want)
+        for q in order:
+            self.budget -= 1
+            if self.budget < 0:
+                return False
+            fixed = self._fix_kinds(bot, q)
+            if fixed is None:
+                continue
+            self.point[bot] = q
+            self.free &= ~(1 << q)
+            if self._place():
+                return True
+            del self.point[bot]
+            self.free |= 1 << q
+            for i in fixed:
+                self.kind[i] = -1
+            if self.budget < 0:
+                return False
+        return False
+
+    def _fix_kinds(self, bot: str, q: int) -> list[int] | None:
+        """Fix the classes that placing `bot` at q decides; the rounds fixed, or None
+        when two rounds would share a class."""
+        fixed: list[int] = []
+        for mate, i in self.mates[bot]:
+            p = self.point.get(mate)
+            if p is None or self.kind[i] >= 0:
+                continue
+            c = self.d.line[p][q]
+            if c in self.kind:
+                for j in fixed:
+                    self.kind[j] = -1
+                return None
+            self.kind[i] = c
+            fixed.append(i)
+        return fixed
+
+
+def fits(design: Design, rounds: Sequence[Tables]) -> bool:
+    """Whether `rounds` (partitions of one field into tables of the design's size) are
+    classes of one placing of the design, found within the search's budget."""
+    return embed(design, rounds) is not None
+
+
+def anchored_round(ranked: Sequence[str], played: Sequence[Tables], rounds_left: int,
+                   cost: Cost, met: Met, rng: random.Random,
+                   candidates: Sequence[list[list[str]]] = ()) -> list[list[str]] | None:
+    """Tables for the next round of a Swiss on `ranked` (best first) after the rounds
+    `played` that keep every round, this one and the `rounds_left - 1` after it, free of
+    repeats; None where the field is not anchored (no design for it, more rounds than the
+    design has, a field that changed, or played rounds that do not fit the design).
+
+    The options: each of `candidates` (the unanchored Swiss tables, say) that fits, and
+    the design's unplayed classes under `PLACINGS` placings of the played rounds (the
+    search led by random preferences from `rng`); the one cheapest under `cost` is played.
+    """
+    size = len(played[0][0]) if played and played[0] else 0
+    design = design_for(len(ranked), size) if size and len(ranked) <= ANCHOR_FIELD else None
+    if design is None or len(played) + rounds_left > design.classes:
+        return None
+    field = set(ranked)
+    for tables in played:
+        if (any(len(t) != size for t in tables) or sum(map(len, tables)) != len(field)
+                or {b for t in tables for b in t} != field):
+            return None
+    placing = embed(design, played)
+    if placing is None:
+        return None
+    options: list[list[list[str]]] = []
+    for tables in candidates:
+        if (all(len(t) == size for t in tables)
+                and not any(met(a, b) for t in tables for a in t for b in t if a < b)
+                and embed(design, [*played, tables], placing, TRIAL_NODES * len(ranked))):
+            options.append([list(t) for t in tables])
+    for sample in range(PLACINGS):
+        if sample:
+            points = list(range(design.points))
+            rng.shuffle(points)
+            found = embed(design, played, Placing(dict(zip(ranked, points, strict=True)), ()))
+            if found is None:
+                continue
+            placing = found
+        at = {p: b for b, p in placing.point.items()}
+        options.extend([[at[p] for p in block] for block in design.members[c]]
+                       for c in range(design.classes) if c not in placing.kind)
+    return min(options, key=cost.total)
