@@ -11,6 +11,9 @@
 - the time to pair one Swiss round of 1000 bots, 2 seats and tables of 4;
 - the share of tables repeating a pair, Swiss against the round-robin design, and the
   round-robin design's spread of meetings;
+- where the field has a perfect resolvable design, the Swiss anchored to it against the
+  same Swiss unanchored: tables repeating a pair, and the mean score spread within a
+  table (alone: `bench/tournament.py --anchor`);
 - the time of the batch rating fit at 200 bots x 100k 4-seat games (target < 5 s) and at
   1,000 bots x 1M games (target < 60 s).
 
@@ -200,6 +203,38 @@ def repeat_rates() -> None:
               f"round-robin design {totals[2] / totals[3]:.1%} of tables repeat a pair")
 
 
+def anchor_figures() -> None:
+    """Print, for fields with a perfect resolvable design and all its rounds, the share of
+    tables repeating a pair (Swiss anchored to the design, the same Swiss unanchored, the
+    design) and the mean score spread within a table (most points minus fewest before the
+    round, rounds 2 on), anchored against unanchored in the same run."""
+    sys.path.insert(0, str(ROOT))
+    from arena.tournament import anchor
+    from tests.tournament.test_schedules import names, play_table_swiss, repeated_tables
+
+    limit = anchor.ANCHOR_FIELD
+    for n, size, rounds in ((9, 3, 4), (15, 3, 7), (16, 4, 5), (25, 5, 6), (27, 3, 13)):
+        seeds = range(10)
+        figures = []
+        for field in (limit, 0):  # anchored, then unanchored (no field is small enough)
+            anchor.ANCHOR_FIELD = field
+            spreads: list[int] = []
+            repeats = tables = worst = 0
+            for seed in seeds:
+                a, b = repeated_tables(play_table_swiss(n, size, rounds, seed, spreads))
+                repeats, tables, worst = repeats + a, tables + b, max(worst, a)
+            figures.append((repeats / tables, worst, sum(spreads) / len(spreads)))
+        anchor.ANCHOR_FIELD = limit
+        design = sum(repeated_tables(round_robin(names(n), size, size, 1, s, rounds))[0]
+                     for s in seeds)
+        (on, on_worst, on_spread), (off, off_worst, off_spread) = figures
+        print(f"  {n} bots, {size} seats, {rounds} rounds: tables repeating a pair: "
+              f"anchored {on:.1%} (at most {on_worst} in a tournament), unanchored {off:.1%} "
+              f"(at most {off_worst}), design {design / tables:.1%}; mean score spread "
+              f"within a table {on_spread:.2f} against {off_spread:.2f} "
+              f"({on_spread / off_spread:.2f} x)")
+
+
 def design_spread() -> None:
     """Print the round-robin design's meeting spread for the issue's fields (3 seeds)."""
     sys.path.insert(0, str(ROOT))
@@ -230,6 +265,10 @@ def fit_time(bots: int, games: int, seats: int = 4) -> float:
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--anchor"]:
+        print("Swiss anchored to a resolvable design (10 seeds each):")
+        anchor_figures()
+        return
     scaling(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
     one, steady1, games, s1 = demo_rate(1)
     two, steady2, _, s2 = demo_rate(2)
@@ -242,6 +281,8 @@ def main() -> None:
           f"{swiss_1000(4):.2f} s")
     print("repeated meetings (5 seeds each):")
     repeat_rates()
+    print("Swiss anchored to a resolvable design (10 seeds each):")
+    anchor_figures()
     print("round-robin design, default rounds (seeds 0-2):")
     design_spread()
     print(f"batch fit, 200 bots x 100k 4-seat games: {fit_time(200, 100_000):.2f} s "

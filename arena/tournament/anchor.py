@@ -16,11 +16,13 @@ class; once two rounds are placed, a bot's point is the meeting point of two blo
 the search is nearly forced. It is bounded (`SEARCH_NODES`), so a field whose rounds do not
 fit (paired by an older arena) gives up at a known, deterministic cost.
 
-The round itself is chosen by score as far as that allows (`anchored_round`): the
-unanchored Swiss tables when they fit; else tables cut top-down from the ranking, each
-seat given to the best-ranked bot that keeps the rounds fitting; else the design's own
-unplayed classes under the placing found; the fitting candidate with the lowest Swiss
-cost is played.
+The round itself is chosen by score as far as that allows (`anchored_round`): among the
+unanchored Swiss tables (when they fit) and the design's unplayed classes under a seeded
+sample of placings of the played rounds (each placing found by the same search, led by
+random preferences: they differ by the relabellings that keep the played rounds, such as
+permuting their tables), the one with the lowest Swiss cost (rank distance within
+tables) is played. Sampling placings beyond a few, or cutting tables seat by seat from
+the ranking under fresh searches, brought the tables no closer in score in simulation.
 """
 
 from __future__ import annotations
@@ -36,16 +38,17 @@ from arena.tournament.grouping import Cost, Met
 ANCHOR_FIELD = 64
 """Fields of at most this many bots are anchored (64: the affine space of order 4 and the
 plane of order 8); above it each check would take too long for a round's pairing."""
-SEARCH_NODES = 4000
-"""A placing search gives up after this many assignments (deterministic, unlike a time
-limit); a fitting placing of 64 bots is typically found in about one per bot."""
-TRIAL_NODES = 10
+SEARCH_NODES = 20_000
+"""A placing search of the played rounds gives up after this many assignments
+(deterministic, unlike a time limit); where they fit, a placing of 64 bots is found in
+about one assignment per bot, of the 15 of the Kirkman system in at most about 300."""
+TRIAL_NODES = 20
 """A candidate round is tried with at most this many assignments per bot (a placing that
 fits is found in about one assignment per bot, up to twenty in the less symmetric Kirkman
 systems; one that does not fit would search on to the budget)."""
 PLACINGS = 8
-"""Placings of the played rounds sampled per round: each offers the design's unplayed
-classes under it as the next round."""
+"""Placings of the played rounds sampled per round (each searched with the budget of a
+candidate): each offers the design's unplayed classes under it as the next round."""
 
 Tables = Sequence[Sequence[str]]
 
@@ -215,12 +218,6 @@ class _Search:
         return fixed
 
 
-def fits(design: Design, rounds: Sequence[Tables]) -> bool:
-    """Whether `rounds` (partitions of one field into tables of the design's size) are
-    classes of one placing of the design, found within the search's budget."""
-    return embed(design, rounds) is not None
-
-
 def anchored_round(ranked: Sequence[str], played: Sequence[Tables], rounds_left: int,
                    cost: Cost, met: Met, rng: random.Random,
                    candidates: Sequence[list[list[str]]] = ()) -> list[list[str]] | None:
@@ -255,7 +252,8 @@ def anchored_round(ranked: Sequence[str], played: Sequence[Tables], rounds_left:
         if sample:
             points = list(range(design.points))
             rng.shuffle(points)
-            found = embed(design, played, Placing(dict(zip(ranked, points, strict=True)), ()))
+            found = embed(design, played, Placing(dict(zip(ranked, points, strict=True)), ()),
+                          TRIAL_NODES * len(ranked))
             if found is None:
                 continue
             placing = found

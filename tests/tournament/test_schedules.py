@@ -252,7 +252,11 @@ def repeated_tables(plans: list[RoundPlan]) -> tuple[int, int]:
     return repeated, total
 
 
-def play_table_swiss(n: int, size: int, rounds: int, seed: int) -> list[RoundPlan]:
+def play_table_swiss(n: int, size: int, rounds: int, seed: int,
+                     spreads: list[int] | None = None) -> list[RoundPlan]:
+    """A Swiss with simulated results (noisy strengths; places score k-1, ..., 0); each
+    table's score spread (most points minus fewest before the round) from round 2 on is
+    appended to `spreads`."""
     rng = random.Random(seed)
     bots = names(n)
     strength = {b: rng.gauss(0, 1) for b in bots}
@@ -263,6 +267,9 @@ def play_table_swiss(n: int, size: int, rounds: int, seed: int) -> list[RoundPla
         plan = swiss_round(number, ranked, History.of(plans), size, size, 1,
                            {b: points[b] for b in bots}, rounds - number + 1)
         assert_once_per_round(plan)
+        if spreads is not None and number > 1:
+            spreads.extend(max(points[b] for b in t.bots) - min(points[b] for b in t.bots)
+                           for t in plan.tables)
         for table in plan.tables:
             order = sorted(table.bots, key=lambda b: -(strength[b] + rng.gauss(0, 1)))
             for place, bot in enumerate(order):
