@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,9 @@ from arena.tournament.anchor import Placing, anchored_round, design_for, embed
 from arena.tournament.designs import resolvable
 from arena.tournament.grouping import Cost, counter_met
 from arena.tournament.pairing import History, RoundPlan, round_robin, swiss_round
+from arena.tournament.store import Store
+from tests.tournament.test_changes import cut_after, resume
+from tests.tournament.test_runner import config, run
 from tests.tournament.test_schedules import (
     assert_once_per_round,
     names,
@@ -164,3 +168,39 @@ def test_a_hint_leads_the_search_to_its_placing_where_that_fits() -> None:
     assert found is not None
     again = embed(design, rounds[:2], Placing(found.point, ()))
     assert again is not None and again.point == found.point
+
+
+def stored_rounds(out: Path) -> list[RoundPlan]:
+    store = Store.open(out, None)
+    try:
+        return store.rounds()
+    finally:
+        store.close()
+
+
+def test_a_resumed_anchored_swiss_pairs_as_an_uninterrupted_one(tmp_path: Path) -> None:
+    # 9 bots at tables of 3, all 4 rounds of the affine plane: stopped after round 2 and
+    # resumed, the run pairs rounds 3 and 4 from the stored rounds exactly as before
+    cfg = config("swiss", extra="rounds: 4\n", bots=9, seats=3)
+    rows = run(cfg, tmp_path / "one", concurrency=1)
+    run(cfg, tmp_path / "two", concurrency=1)
+    cut_after(tmp_path / "two", 2)
+    resume(cfg, tmp_path / "two")
+    assert stored_rounds(tmp_path / "two") == stored_rounds(tmp_path / "one")
+    assert run(cfg, tmp_path / "two", resume=True) == rows
+    assert repeated_tables(stored_rounds(tmp_path / "one"))[0] == 0
+    assert set(History.of(stored_rounds(tmp_path / "one")).meetings.values()) == {1}
+
+
+def test_a_withdrawal_from_an_anchored_swiss_goes_on_unanchored(tmp_path: Path) -> None:
+    cfg = config("swiss", extra="rounds: 4\n", bots=9, seats=3)
+    run(cfg, tmp_path, concurrency=1)
+    cut_after(tmp_path, 2)
+    resume(cfg, tmp_path, withdraw=("bot4",))
+    plans = stored_rounds(tmp_path)
+    assert [p.round for p in plans] == [1, 2, 3, 4]
+    eight = {f"bot{i}" for i in range(9)} - {"bot4"}
+    for plan in plans[2:]:  # eight bots: tables of 3, 3 and 2 (the toy game's least)
+        assert_once_per_round(plan)
+        assert sorted(len(t.bots) for t in plan.tables) == [2, 3, 3] and not plan.byes
+        assert {b for t in plan.tables for b in t.bots} == eight
