@@ -36,6 +36,8 @@ class Kind(StrEnum):
     ADVISOR = "advisor"
     WARRANT = "warrant"
     THEATER = "theater"
+    BRIBE = "bribe"
+    REVEAL_THREAT = "reveal_threat"
 
 
 class ActionType(StrEnum):
@@ -82,6 +84,10 @@ class ActionType(StrEnum):
     CONFISCATE = "confiscate"
     MUSEUM = "museum"
     THEATER = "theater"
+    THREATEN = "threaten"
+    PAY_BRIBE = "pay_bribe"
+    REFUSE_BRIBE = "refuse_bribe"
+    REVEAL_THREAT = "reveal_threat"
     DONE = "done"
     END_TURN = "end_turn"
 
@@ -102,6 +108,7 @@ _FIELDS: dict[ActionType, tuple[str, ...]] = {
     T.TAKE_FROM_RICHEST: ("seat",), T.GIVE_CROWN: ("seat", "resource"), T.ADVISE: ("seat",),
     T.CARDINAL_BUILD: ("seat", "district"), T.PLACE_WARRANTS: ("character", "decoys"),
     T.MUSEUM: ("district",), T.THEATER: ("seat", "character"),
+    T.THREATEN: ("character", "decoys"),
 }
 RESOURCES = ("gold", "cards")
 """Values of the `resource` field (the Navigator's choice)."""
@@ -119,7 +126,7 @@ ALLOWED: dict[Kind, frozenset[ActionType]] = {
         T.LABORATORY, T.SMITHY, T.NAVIGATE, T.STUDY, T.SEIZE, T.SPY, T.LOOK, T.FORESEE,
         T.ARMORY, T.FRAMEWORK, T.NECROPOLIS, T.TRADE_DISTRICTS, T.ABBOT_INCOME,
         T.TAKE_FROM_RICHEST, T.GIVE_CROWN, T.CARDINAL_BUILD, T.BEWITCH, T.PLACE_WARRANTS, T.MUSEUM,
-        T.END_TURN,
+        T.THREATEN, T.END_TURN,
     }),
     Kind.TAKE_CARD: frozenset({T.TAKE_CARD}),
     Kind.WIZARD_BUILD: frozenset({T.DONE, T.BUILD}),
@@ -127,6 +134,8 @@ ALLOWED: dict[Kind, frozenset[ActionType]] = {
     Kind.ADVISOR: frozenset({T.ADVISE}),
     Kind.WARRANT: frozenset({T.DONE, T.CONFISCATE}),
     Kind.THEATER: frozenset({T.THEATER, T.DONE}),
+    Kind.BRIBE: frozenset({T.PAY_BRIBE, T.REFUSE_BRIBE}),
+    Kind.REVEAL_THREAT: frozenset({T.DONE, T.REVEAL_THREAT}),
 }
 
 
@@ -143,8 +152,9 @@ class Action:
     give: str | None = None
     amount: int | None = None
     decoys: tuple[Character, ...] | None = None
-    """The unmarked characters of a marker placement (the Magistrate's unsigned warrants),
-    in rank order; `character` names the real one."""
+    """The unmarked characters of a marker placement (the Magistrate's unsigned warrants,
+    the Blackmailer's threat without the flower), in rank order; `character` names the real
+    one."""
 
     interned_wire: dict[str, Json] | None = field(default=None, compare=False, repr=False)
     """The wire form, set once by `make` on the one shared action (None on an action built

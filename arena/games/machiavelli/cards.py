@@ -68,7 +68,8 @@ the Queen is banned below 5 players, and one default for every count keeps thing
 IMPLEMENTED: frozenset[Character] = frozenset((
     *BASE_CAST, _C.QUEEN, _C.ARTIST, _C.TAX_COLLECTOR, _C.PATRICIAN, _C.ALCHEMIST, _C.TRADER,
     _C.NAVIGATOR, _C.SCHOLAR, _C.MARSHAL, _C.SPY, _C.WIZARD, _C.SEER, _C.DIPLOMAT,
-    _C.ABBOT, _C.EMPEROR, _C.CARDINAL, _C.WITCH, _C.MAGISTRATE))
+    _C.ABBOT, _C.EMPEROR, _C.CARDINAL, _C.WITCH, _C.MAGISTRATE,
+    _C.BLACKMAILER))
 """The characters the engine plays; options naming another are refused (issue 12 adds them
 in batches)."""
 

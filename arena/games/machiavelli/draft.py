@@ -60,6 +60,7 @@ def start_round(state: State, events: list[Event]) -> None:
     state.revealed = []
     # the markers of the rank-1 and rank-2 characters last one round
     state.magistrate, state.warrants, state.signed = None, [], None
+    state.blackmailer, state.threats, state.flower = None, [], None
     pool = list(state.cast)
     state.rng.shuffle(pool)
     faceup_count = FACEUP[state.players][len(state.cast) == 9]

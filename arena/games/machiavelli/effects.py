@@ -51,6 +51,8 @@ def _gathered(state: State, seat: int, events: list[Event]) -> None:
     spell = state.spell
     if spell == _BEWITCHED:
         _release(state, seat, events)
+    elif spell == Spell.THREATENED:
+        markers.demand(state, seat, events)
     elif spell is None and edition_of(state.rules).architect_after_gather:
         architect_cards(state, seat, events)
 

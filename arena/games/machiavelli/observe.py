@@ -3,11 +3,12 @@
 Public: cities, gold, hand sizes, deck size, crown, face-up discards, the characters named by
 the Assassin, the Thief and the Witch, characters revealed this round and by whom, the tax
 token, the acting seat and the character it plays (the Witch's seat, resumed, plays the
-bewitched character), the characters under a face-down warrant, how many cards lie under the
-Museum. Private to the seat: its hand, its own characters, the characters offered to it during
-the draft (while it chooses), its own turn's pending cards, and which of its warrants is
-signed. Never: other hands, other seats' unrevealed characters, face-down discards, the cards
-under the Museum (not even for its owner: DECISIONS.md "Museum"), the deck order, the RNG.
+bewitched character), the characters under a face-down warrant or threat, how many cards
+lie under the Museum. Private to the seat: its hand, its own characters, the characters
+offered to it during the draft (while it chooses), its own turn's pending cards, and which of
+its warrants is signed or which of its threats bears the flower. Never: other hands, other
+seats' unrevealed characters, face-down discards, the cards under the Museum (not even for
+its owner: DECISIONS.md "Museum"), the deck order, the RNG.
 Imports only the standard library and `arena.core`.
 """
 
@@ -28,7 +29,7 @@ _TEMPLATE: dict[str, Json] = dict.fromkeys((
     "seat", "players", "round", "phase", "crown", "city_size", "cast", "gold", "hand_sizes",
     "cities", "beautified", "deck_size", "tax_token", "first_complete", "faceup_discards",
     "killed", "robbed", "bewitched", "revealed", "current", "hand", "characters", "draft_pool",
-    "turn", "warrants", "signed_warrant", "museum"))
+    "turn", "warrants", "signed_warrant", "threats", "flower", "museum"))
 
 
 def observation(state: State, seat: int) -> dict[str, Json]:
@@ -66,6 +67,10 @@ def observation(state: State, seat: int) -> dict[str, Json]:
     obs["warrants"] = list(map(name, warrants)) if warrants else []
     if warrants and state.magistrate == seat and state.signed is not None:
         obs["signed_warrant"] = NAMES[state.signed]  # the Magistrate's secret: his seat only
+    threats = state.threats
+    obs["threats"] = list(map(name, threats)) if threats else []
+    if threats and state.blackmailer == seat and state.flower is not None:
+        obs["flower"] = NAMES[state.flower]  # the Blackmailer's secret: his seat only
     obs["hand"] = state.hands[seat].copy()
     obs["characters"] = list(map(name, state.chars[seat]))
     if phase == _TURN:

@@ -51,6 +51,10 @@ class Pending:
     ADVISOR = "advisor"
     WARRANT = "warrant"
     """The Magistrate decides whether to reveal his signed warrant (another seat's build)."""
+    BRIBE = "bribe"
+    """The threatened player, having gathered, pays the Blackmailer's bribe or refuses."""
+    REVEAL_THREAT = "reveal_threat"
+    """After a refusal the Blackmailer decides whether to reveal the threat (his seat)."""
 
 
 class Spell:
@@ -66,6 +70,9 @@ class Spell:
     """The Witch's own turn: gather, then bewitch a character; her turn then pauses."""
     BEWITCHED = "bewitched"
     """The bewitched character's holder: he gathers, and his turn ends at once."""
+    THREATENED = "threatened"
+    """Not the Witch's: the threatened player's turn until he has gathered (gather only);
+    he then settles the threat (`Pending.BRIBE`) before anything else (§1.4.1)."""
     RESUMED = "resumed"
     """Not a value of `State.spell`: the decision context's name for the Witch's resumed
     turn (`spell` None, `current_char` the bewitched character)."""
@@ -143,6 +150,13 @@ class State:
     signed: Character | None = None
     """SECRET of the Magistrate's seat: the signed warrant's character while it is in force
     (one of `warrants`); None once it is spent, revealed, or never placed."""
+    blackmailer: int | None = None
+    """The seat that placed the threats this round."""
+    threats: list[Character] = field(default_factory=list)
+    """Characters under a face-down threat not yet settled, by rank (public)."""
+    flower: Character | None = None
+    """SECRET of the Blackmailer's seat: the character under the flowered threat while it is
+    unsettled (one of `threats`); None once settled or never placed."""
     warrant_build: list[Json] | None = None
     """[district, gold paid, the city's size before] of the build the Magistrate is deciding
     about (pending `warrant`)."""
@@ -162,16 +176,17 @@ class State:
     """
 
 
-_CHAR_FIELDS = ("killed", "robbed", "current_char", "bewitched", "signed")
-_CHAR_LIST_FIELDS = ("cast", "faceup", "facedown", "pool", "warrants")
+_CHAR_FIELDS = ("killed", "robbed", "current_char", "bewitched", "signed", "flower")
+_CHAR_LIST_FIELDS = ("cast", "faceup", "facedown", "pool", "warrants", "threats")
 _PLAIN = ("players", "crown", "round", "phase", "draft_index", "thief_seat", "bishop_seat",
           "calling", "current_seat", "gathered", "builds_left", "pending", "tax_token",
           "first_complete", "termination", "build_paid", "target", "witch_seat", "spell",
-          "magistrate", "warrant_build")
+          "magistrate", "warrant_build", "blackmailer")
 _ADDED: dict[str, Json] = {"build_paid": 0, "target": None, "owed": [], "bewitched": None,
                            "witch_seat": None, "spell": None, "magistrate": None,
                            "warrant_build": None, "signed": None, "warrants": [],
-                           "museum": []}
+                           "museum": [], "blackmailer": None, "flower": None,
+                           "threats": []}
 """Fields added after states were first stored, with the value an older state means."""
 _LISTS = ("gold", "deck", "used", "aside", "owed", "museum")
 _NESTED = ("hands", "cities", "beautified")
@@ -200,6 +215,7 @@ def clone(state: State) -> State:
         magistrate=state.magistrate, warrants=list(state.warrants), signed=state.signed,
         warrant_build=None if state.warrant_build is None else list(state.warrant_build),
         museum=list(state.museum),
+        blackmailer=state.blackmailer, threats=list(state.threats), flower=state.flower,
         first_complete=state.first_complete, termination=state.termination,
         cache=state.cache,
     )
@@ -252,7 +268,7 @@ def from_json(data: Mapping[str, Json]) -> State:
     for name in _CHAR_FIELDS:
         setattr(state, name, char(data[name] if name in data or name not in _ADDED
                                   else _ADDED[name]))
-    for name in ("faceup", "facedown", "pool", "warrants"):
+    for name in ("faceup", "facedown", "pool", "warrants", "threats"):
         setattr(state, name, chars(data[name] if name in data else _ADDED[name]))
     state.chars = [chars(cs) for cs in data["chars"]]
     state.revealed = [(int(seat), CHARACTER_BY_WIRE[c]) for seat, c in data["revealed"]]

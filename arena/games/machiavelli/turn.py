@@ -81,6 +81,16 @@ def start(state: State, seat: int, character: Character, events: list[Event],
     state.gathered, state.used, state.pending, state.aside = False, [], None, []
     state.builds_left = BUILD_LIMIT.get(character, 1)
     state.build_paid, state.spell = 0, None
+    if state.threats and character in state.threats:
+        # he gathers and settles the threat first; his other effects wait for it (`markers`)
+        state.spell = Spell.THREATENED
+        return
+    reveal_effects(state, seat, character, events, crown)
+
+
+def reveal_effects(state: State, seat: int, character: Character, events: list[Event],
+                   crown: bool = True) -> None:
+    """The automatic effects of a character revealed (the turn begun by `start`)."""
     if character not in _AUTOMATIC:
         return
     if character is Character.KING or character is Character.PATRICIAN:

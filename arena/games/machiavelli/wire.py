@@ -156,6 +156,18 @@ EVENTS: dict[str, tuple[dict[str, Json], str]] = {
     "own_swap": ({"seat": SEAT, "gave": CHARACTER, "received": CHARACTER, "other": SEAT},
                  "private: the character card you gave and the one you received (Theater)"),
     "theater_declined": (_SEAT_EVENT, "the Theater's owner kept his character cards"),
+    "threats_placed": ({"seat": SEAT, "characters": CHARACTERS},
+                       "the Blackmailer laid his threats face down on these characters"),
+    "own_threat": (_SEAT_CHARACTER, "private: the character your flowered threat is on"),
+    "bribe_paid": ({"seat": SEAT, "target": SEAT, "character": CHARACTER, "amount": NAT,
+                    "gold": GOLD}, "a threatened player paid the bribe (half his gold)"),
+    "bribe_refused": ({"seat": SEAT, "target": SEAT, "character": CHARACTER},
+                      "a threatened player refused the bribe"),
+    "threat_revealed": ({"seat": SEAT, "target": SEAT, "character": CHARACTER, "flower": BOOL,
+                         "amount": NAT, "gold": GOLD},
+                        "the Blackmailer showed the threat (the flower: all the gold)"),
+    "threat_not_revealed": ({"seat": SEAT, "target": SEAT, "character": CHARACTER},
+                            "the Blackmailer left a refused threat face down"),
     "turn_ended": (_SEAT_CHARACTER, "a character's turn ended"),
     "round_ended": ({"round": NAT}, "the round ended"),
     "game_ended": ({"termination": enum(t.value for t in Termination),
@@ -164,8 +176,9 @@ EVENTS: dict[str, tuple[dict[str, Json], str]] = {
 }
 """Every event: its fields besides `type`, and when it happens (PROTOCOL.md §9.5)."""
 
-SPELL = enum(["witch", "bewitched", "resumed"])
-"""The optional context field `spell` of every turn decision the Witch touches."""
+SPELL = enum(["witch", "bewitched", "resumed", "threatened"])
+"""The optional context field `spell` of every turn decision the Witch touches (and of a
+threatened player's turn before he gathers)."""
 _TURN_CONTEXT = {"character": CHARACTER, "gathered": BOOL, "builds_left": NAT, "spell": SPELL}
 CONTEXTS: dict[Kind, dict[str, Json]] = {
     Kind.PICK_CHARACTER: {"characters": CHARACTERS},
@@ -181,6 +194,8 @@ CONTEXTS: dict[Kind, dict[str, Json]] = {
     Kind.GRAVEYARD: {"district": DISTRICT, "price": NAT},
     Kind.WARRANT: {"builder": SEAT, "character": CHARACTER, "district": DISTRICT, "paid": NAT},
     Kind.THEATER: {"characters": CHARACTERS},
+    Kind.BRIBE: {**_TURN_CONTEXT, "blackmailer": SEAT, "bribe": NAT},
+    Kind.REVEAL_THREAT: {"target": SEAT, "character": CHARACTER},
 }
 """Every decision kind's `context` (PROTOCOL.md §9.3)."""
 
@@ -200,6 +215,7 @@ OBSERVATION: dict[str, Json] = {
     "characters": CHARACTERS, "draft_pool": nullable(CHARACTERS), "turn": nullable(_TURN),
     "warrants": CHARACTERS, "signed_warrant": nullable(CHARACTER),
     "museum": NAT,
+    "threats": CHARACTERS, "flower": nullable(CHARACTER),
 }
 """Every observation field (PROTOCOL.md §9.4)."""
 

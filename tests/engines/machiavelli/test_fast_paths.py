@@ -59,7 +59,7 @@ OBSERVATION_KEYS = [
     "seat", "players", "round", "phase", "crown", "city_size", "cast", "gold", "hand_sizes",
     "cities", "beautified", "deck_size", "tax_token", "first_complete", "faceup_discards",
     "killed", "robbed", "bewitched", "revealed", "current", "hand", "characters", "draft_pool",
-    "turn", "warrants", "signed_warrant", "museum"]
+    "turn", "warrants", "signed_warrant", "threats", "flower", "museum"]
 
 
 def _vandalise(value: object) -> None:

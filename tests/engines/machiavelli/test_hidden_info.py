@@ -52,11 +52,15 @@ def reshuffle_hidden(state: State, seat: int, rng: random.Random) -> State:
 
 
 def shuffle_markers(state: State, seat: int, rng: random.Random) -> None:
-    """Move the real marker (the signed warrant) among the markers in force, when `seat` did
-    not lay them; once one was let pass, the real one may be spent (None) too."""
+    """Move each real marker (the signed warrant, the flowered threat) among the markers in
+    force, when `seat` did not lay them; once one was settled, the real one may be gone
+    (None) too."""
     if state.warrants and state.magistrate != seat:
         spent = [None] if len(state.warrants) < 3 else []
         state.signed = rng.choice([*state.warrants, *spent])
+    if state.threats and state.blackmailer != seat:
+        spent = [None] if len(state.threats) < 2 else []
+        state.flower = rng.choice([*state.threats, *spent])
 
 
 @pytest.mark.parametrize("preset", ("first-game", "cunning-agents"))
@@ -297,22 +301,29 @@ def test_the_bewitched_holders_hidden_cards_stay_hidden() -> None:
         check_swaps(players, seed, rng, witch_rules(players))
 
 
-MARKER_CASTS = ({"cast": "ambitious-aristocrats"},)
-"""Casts with a character who lays face-down markers (the Magistrate)."""
+MARKER_CASTS = ({"cast": "ambitious-aristocrats"}, {"cast": "devious-dignitaries"},
+                {"cast": "cunning-agents"})
+"""Casts with characters who lay face-down markers: the Magistrate; the Magistrate and the
+Blackmailer; the Witch and the Blackmailer (she may lay his threats)."""
 
 
 def other_secret(state: State, observer: int, rng: random.Random) -> State | None:
-    """A copy in which the real marker `observer` did not lay lies elsewhere among the
-    markers in force (or is spent); None when there is no other place for it."""
-    if not state.warrants or state.magistrate == observer:
-        return None
-    places = [c for c in [*state.warrants, None] if c is not state.signed]
-    if len(state.warrants) == 3:
-        places.remove(None)  # none was let pass yet: one of the three is signed
-    other = GAME.clone(state)
-    other.signed = rng.choice(places)
-    other.cache = None
-    return other
+    """A copy in which a real marker `observer` did not lay lies elsewhere among the
+    markers in force (or is gone); None when there is no other place for one."""
+    kinds = [("warrants", "signed", "magistrate", 3), ("threats", "flower", "blackmailer", 2)]
+    rng.shuffle(kinds)
+    for markers, real, owner, laid in kinds:
+        placed = getattr(state, markers)
+        if not placed or getattr(state, owner) == observer:
+            continue
+        places = [c for c in [*placed, None] if c is not getattr(state, real)]
+        if len(placed) == laid:
+            places.remove(None)  # none was settled yet: one of them is the real one
+        other = GAME.clone(state)
+        setattr(other, real, rng.choice(places))
+        other.cache = None
+        return other
+    return None
 
 
 def other_placement(action: Action, rng: random.Random) -> Action:
@@ -323,7 +334,7 @@ def other_placement(action: Action, rng: random.Random) -> Action:
     return make(action.type, real, decoys=tuple(c for c in markers if c is not real))
 
 
-REVEALS = {T.CONFISCATE}
+REVEALS = {T.CONFISCATE, T.REVEAL_THREAT}
 """Actions that reveal the real marker (legal only where it is)."""
 
 
@@ -339,13 +350,14 @@ def check_markers(players: int, seed: int, rules: dict[str, Json],
         action = GAME.random_action(state, decision.seat, policy)
         observer = rng.randrange(players)
         other, renamed = other_secret(state, observer, rng), action
-        if action.type is T.PLACE_WARRANTS and observer != decision.seat:
+        if action.type in (T.PLACE_WARRANTS, T.THREATEN) and observer != decision.seat:
             other, renamed = GAME.clone(state), other_placement(action, rng)
         if action.type in REVEALS:
             other = None
         events = GAME.apply(state, decision.seat, action)
         if other is None:
-            covered.update(e.kind for e in events if e.kind in ("confiscated",))
+            covered.update(e.kind for e in events
+                           if e.kind in ("confiscated", "threat_revealed"))
             continue
         other_events = GAME.apply(other, decision.seat, renamed)
         assert sent(other_events, other, observer) == sent(events, state, observer), (
@@ -362,8 +374,15 @@ def test_which_marker_is_real_is_never_sent_to_another_seat(rules: dict[str, Jso
     for players in range(3, 9):
         for seed in range(3):
             covered |= check_markers(players, derive_seed(seed, "markers"), rules, rng)
-    # placements, the decisions on decoys and on the signed one, and (apart) the reveals
-    assert {"turn/place_warrants", "warrant/done", "turn/build", "confiscated"} <= covered
+    # placements, the decisions on decoys and on the real ones, and (apart) the reveals
+    expected = {"ambitious-aristocrats": {"turn/place_warrants", "warrant/done",
+                                          "turn/build", "confiscated"},
+                "devious-dignitaries": {"turn/place_warrants", "warrant/done", "turn/threaten",
+                                        "bribe/pay_bribe", "bribe/refuse_bribe",
+                                        "reveal_threat/done", "threat_revealed"},
+                "cunning-agents": {"turn/threaten", "bribe/pay_bribe", "reveal_threat/done",
+                                   "threat_revealed"}}
+    assert expected[str(rules["cast"])] <= covered
 
 
 def test_the_signed_warrant_is_in_the_magistrates_observation_alone() -> None:
@@ -384,4 +403,25 @@ def test_the_signed_warrant_is_in_the_magistrates_observation_alone() -> None:
                 assert event.visible_to == frozenset({state.magistrate})
             elif event.kind in ("warrants_placed", "warrant_passed", "confiscated"):
                 assert event.visible_to is None and "signed" not in event.data
+    assert seen
+
+
+def test_the_flower_is_in_the_blackmailers_observation_alone() -> None:
+    state = GAME.new_game(6, {"cast": "devious-dignitaries"}, 5)
+    policy = random.Random(5)
+    seen = 0
+    while (decision := GAME.to_act(state)) is not None:
+        for seat in range(6):
+            obs = GAME.observation(state, seat)
+            assert obs["threats"] == [c.wire for c in state.threats]
+            mine = seat == state.blackmailer and state.flower is not None
+            assert obs["flower"] == (state.flower.wire if mine else None)  # type: ignore[union-attr]
+            seen += mine
+        events = GAME.apply(state, decision.seat, GAME.random_action(state, decision.seat,
+                                                                     policy))
+        for event in events:
+            if event.kind == "own_threat":
+                assert event.visible_to == frozenset({state.blackmailer})
+            elif event.kind != "threat_revealed":
+                assert "flower" not in event.data
     assert seen

@@ -74,7 +74,7 @@ def test_random_casts_never_send_a_face_down_card() -> None:
 
 PRIVATE = {"drew_cards", "own_pick", "own_discard", "characters_offered", "own_kept",
            "hand_received", "own_paid", "hand_seen", "card_lost", "card_gained",
-           "card_received", "own_warrant", "own_museum", "own_swap"}
+           "card_received", "own_warrant", "own_museum", "own_swap", "own_threat"}
 """Events that name hidden cards or characters: each goes to the one seat in its `seat`."""
 
 
@@ -97,4 +97,4 @@ def test_secrets_of_the_new_characters_go_only_to_their_seat() -> None:
                 assert obs["hand"] == state.hands[seat]
                 assert "hand" not in (obs["turn"] or {})
     assert {"hand_seen", "card_lost", "card_gained", "card_received", "own_warrant",
-            "own_museum", "own_swap"} <= kinds
+            "own_museum", "own_swap", "own_threat"} <= kinds
