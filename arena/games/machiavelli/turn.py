@@ -451,12 +451,15 @@ def why_illegal(state: State, seat: int, action: Action) -> str:
 
 
 def _spell_why(state: State) -> str:
-    """Why an action is refused in a turn the Witch restricts."""
+    """Why an action is refused in a turn the Witch (or a threat) restricts."""
     if state.spell == Spell.WITCH:
         if not state.gathered:
             return "the witch must gather (gold or cards) first"
         return ("the witch must now bewitch a character (bewitch); her turn then pauses: "
                 "no building, no other effect until she resumes")
     character = state.current_char.wire if state.current_char else "character"
+    if state.spell == Spell.THREATENED:
+        return (f"the {character} is threatened by the blackmailer: gather (gold or cards) "
+                "first, then pay the bribe or refuse, before any ability or build")
     return (f"the {character} is bewitched: its holder only gathers (gold or cards) and his "
             f"turn ends; the witch plays the rest of it")
