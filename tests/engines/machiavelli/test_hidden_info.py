@@ -82,7 +82,7 @@ def test_observation_ignores_what_the_seat_cannot_see(players: int, preset: str)
 T = ActionType
 # actions after which their card is seen by everyone (it is built): renaming it changes what
 # the table legitimately sees
-SHOWN = {T.BUILD, T.PAY_WITH_CARDS}
+SHOWN = {T.BUILD, T.PAY_WITH_CARDS, T.CARDINAL_BUILD, T.FRAMEWORK}
 # actions that send a hand card (or a set-aside one) face down towards the deck
 FACE_DOWN = {T.PAY_CARD, T.DISCARD_CARD, T.LABORATORY, T.KEEP_CARD, T.DONE, T.MUSEUM}
 
