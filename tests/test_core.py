@@ -130,9 +130,12 @@ def test_game_record_round_trips() -> None:
 
 def test_fast_constructors_equal_the_dataclass_constructors() -> None:
     from arena.core.game import Decision, Event
-    from arena.core.hotpath import make_decision, make_event
+    from arena.core.hotpath import make_decision, make_event, private_event, public_event
 
     assert make_event("built", {"seat": 1}) == Event("built", {"seat": 1})
+    assert public_event("built", seat=1, kind="x") == Event("built", {"seat": 1, "kind": "x"})
+    assert private_event(2, "drew", to=1) == Event("drew", {"to": 1}, frozenset({2}))
+    assert private_event(2, "drew") != Event("drew", {}, frozenset({3}))
     assert make_event("drew", {"card": "x"}, frozenset({2})) == Event(
         "drew", {"card": "x"}, frozenset({2}))
     assert make_event("drew", {}, frozenset({2})) != Event("drew", {}, frozenset({3}))

@@ -21,6 +21,7 @@ def _slot_setters(cls: type, *names: str) -> tuple[Any, ...]:
 
 _EVENT_SLOTS = _slot_setters(Event, "kind", "data", "visible_to")
 _DECISION_SLOTS = _slot_setters(Decision, "seat", "kind", "options", "context")
+_new = object.__new__
 
 
 def make_event(kind: str, data: Mapping[str, Json],
@@ -31,6 +32,28 @@ def make_event(kind: str, data: Mapping[str, Json],
     set_kind(event, kind)
     set_data(event, data)
     set_visible(event, visible_to)
+    return event
+
+
+def public_event(kind: str, /, **data: Json) -> Event:
+    """Return `Event(kind, data)` with the data given as keywords: `make_event` without the
+    extra call, for engines that build every event so (~0.1 us less per event)."""
+    event = _new(Event)
+    set_kind, set_data, set_visible = _EVENT_SLOTS
+    set_kind(event, kind)
+    set_data(event, data)
+    set_visible(event, None)
+    return event
+
+
+def private_event(to: int, kind: str, /, **data: Json) -> Event:
+    """Return `Event(kind, data, frozenset((to,)))`, seen by seat `to` only (as
+    `public_event`)."""
+    event = _new(Event)
+    set_kind, set_data, set_visible = _EVENT_SLOTS
+    set_kind(event, kind)
+    set_data(event, data)
+    set_visible(event, frozenset((to,)))
     return event
 
 

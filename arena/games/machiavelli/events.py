@@ -8,18 +8,13 @@ Imports only the standard library and `arena.core`.
 
 from __future__ import annotations
 
-from arena.core.game import Event, Json
-from arena.core.hotpath import make_event
+from arena.core.game import Json
+from arena.core.hotpath import private_event, public_event
 
-
-def public(kind: str, **data: Json) -> Event:
-    """Return an event every seat may see."""
-    return make_event(kind, data)
-
-
-def private(to: int, kind: str, **data: Json) -> Event:
-    """Return an event only seat `to` may see."""
-    return make_event(kind, data, frozenset((to,)))
+public = public_event
+"""`public(kind, **data)`: an event every seat may see."""
+private = private_event
+"""`private(to, kind, **data)`: an event only seat `to` may see."""
 
 
 def gold(*changes: tuple[int, int]) -> list[dict[str, Json]]:
