@@ -1,10 +1,10 @@
 """Every starter bot, and the Python sample bots, play the classic edition legally:
 `arena check-bot machiavelli -r edition=classic` passes every check (no illegal, malformed or
 late action) with the classic draft of 2 and 3 players, the English deck's Great Wall, and
-`dark_city: true` with the Dark City characters it offers (the Alchemist, the Navigator whose
-classic bonus is compulsory, the Artist as the rank 9 of 8 players). The classic game asks
-what the revised one never does: a `graveyard` decision of a seat whose turn it is not, and a
-turn without `end_turn` until the Navigator has navigated."""
+`dark_city: true` with the Dark City cards it offers (the Alchemist, the Navigator whose
+classic bonus is compulsory, the Artist as the rank 9 of 8 players, the Museum). The classic
+game asks what the revised one never does: a `graveyard` decision of a seat whose turn it is
+not, and a turn without `end_turn` until the Navigator has navigated."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.games.machiavelli.classic import DUTCH_DECK
 from tests.polyglot.starters import STARTERS
 from tests.polyglot.test_starters import built
 
@@ -27,6 +28,7 @@ RUNS: tuple[tuple[int, int, dict[str, object]], ...] = (
     # (players, first seed, rules): each game ends (a city of 8) or reaches max_rounds
     (2, 21, {"edition": "classic"}),
     (3, 31, {"edition": "classic", "great_wall": True}),
+    (4, 41, {"edition": "classic", "dark_city": True, "districts": ["museum", *DUTCH_DECK]}),
     (5, 51, {"edition": "classic", "dark_city": True, "characters": DARK_CAST}),
     (8, 81, {"edition": "classic", "dark_city": True}),
 )
@@ -45,13 +47,14 @@ def check_bot(argv: tuple[str, ...], players: int, seed: int, rules: dict[str, o
 
 
 def test_the_runs_bring_the_classic_decisions_to_the_table() -> None:
-    """The deals and a random policy reach the Graveyard, the Navigator and the Artist (so
-    the bots above meet them too, whatever they choose, in most games)."""
+    """The deals and a random policy reach the Graveyard, the Museum, the Navigator and the
+    Artist (so the bots above meet them too, whatever they choose, in most games)."""
     import random
 
     from arena.games import REGISTRY
 
     engine, kinds, characters = REGISTRY.get("machiavelli"), set(), set()
+    actions: set[str] = set()
     for players, seed, rules in RUNS:
         for game in range(GAMES):
             state = engine.new_game(players, rules, seed + game)
@@ -59,9 +62,11 @@ def test_the_runs_bring_the_classic_decisions_to_the_table() -> None:
             policy = random.Random(game)
             while (decision := engine.to_act(state)) is not None:
                 kinds.add(decision.kind)
-                engine.apply(state, decision.seat,
-                             engine.random_action(state, decision.seat, policy))
+                action = engine.random_action(state, decision.seat, policy)
+                actions.add(action.type.value)
+                engine.apply(state, decision.seat, action)
     assert {"graveyard", "discard_character", "exchange_cards"} <= kinds
+    assert "museum" in actions
     assert {"alchemist", "navigator", "artist"} <= characters
 
 

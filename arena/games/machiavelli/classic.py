@@ -15,6 +15,7 @@ from .cards import CHARACTER_BY_WIRE, CLASSIC_UNIQUE, GREAT_WALL, Character, dis
 from .editions import (
     CLASSIC,
     CLASSIC_CAST,
+    DARK_CITY_DISTRICTS,
     DARK_CITY_DISTRICTS_UNVERIFIED,
     DARK_CITY_UNVERIFIED,
     DARK_CITY_VERIFIED,
@@ -36,6 +37,7 @@ def dark_city_catalog() -> dict[str, str]:
     """What `dark_city: true` offers and what it leaves out, for `arena games`."""
     return {
         "offered (classic text verified)": ", ".join(c.wire for c in DARK_CITY_VERIFIED),
+        "offered districts (name them in districts)": ", ".join(DARK_CITY_DISTRICTS),
         "left out: characters (classic text not verified, or not implemented)":
             ", ".join(DARK_CITY_UNVERIFIED),
         "left out: districts (classic text not verified)":
@@ -53,10 +55,10 @@ def classic_options() -> tuple[OptionSpec, ...]:
         OptionSpec("dark_city", False,
                    f"classic only: offer the Dark City characters whose classic text is "
                    f"verified, in place of a base character of the same rank: {verified} "
-                   f"(the artist is rank 9: 8 players need it). Left out (classic "
-                   f"text not verified, or not implemented): "
-                   f"{', '.join(DARK_CITY_UNVERIFIED)}, and every Dark City district "
-                   f"({', '.join(DARK_CITY_DISTRICTS_UNVERIFIED)})"),
+                   f"(the artist is rank 9: 8 players need it), and lets districts name "
+                   f"{', '.join(DARK_CITY_DISTRICTS)}. Left out (classic text not verified, "
+                   f"or not implemented): {', '.join(DARK_CITY_UNVERIFIED)}, and the other "
+                   f"Dark City districts ({', '.join(DARK_CITY_DISTRICTS_UNVERIFIED)})"),
     )
 
 
@@ -77,7 +79,7 @@ def resolve_classic(players: int, rules: Mapping[str, Json], resolved: dict[str,
     resolved["city_size"] = _city_size(resolved["city_size"], problems)
     resolved["characters"] = _characters(resolved["characters"], players, dark, problems)
     resolved["districts"] = _districts(resolved["districts"], bool(resolved["great_wall"]),
-                                       problems)
+                                       dark, problems)
 
 
 def _city_size(value: Json, problems: list[str]) -> Json:
@@ -124,10 +126,11 @@ def _characters(value: Json, players: int, dark: bool, problems: list[str]) -> J
     return [c.wire for c in sorted(chosen)]
 
 
-def _districts(value: Json, great_wall: bool, problems: list[str]) -> Json:
+def _districts(value: Json, great_wall: bool, dark: bool, problems: list[str]) -> Json:
     if value is None:
         return [*DUTCH_DECK, *((GREAT_WALL,) if great_wall else ())]
-    valid = ", ".join(COPIES)
+    copies = COPIES | (dict.fromkeys(DARK_CITY_DISTRICTS, 1) if dark else {})
+    valid = ", ".join(copies)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         problems.append(f"option 'districts': must be a list of classic purple district ids "
                         f"({valid})")
@@ -135,12 +138,15 @@ def _districts(value: Json, great_wall: bool, problems: list[str]) -> Json:
     ids: list[str] = []
     for name in value:
         ident = district_id(name)
-        if ident is None or ident not in COPIES:
+        if ident in DARK_CITY_DISTRICTS and not dark:
+            problems.append(f"option 'districts': {name!r} is a Dark City district "
+                            "(dark_city: true offers it)")
+        elif ident is None or ident not in copies:
             problems.append(f"option 'districts': {name!r} is not a classic purple district; "
                             f"valid: {valid}")
-        elif ids.count(ident) >= COPIES[ident]:
+        elif ids.count(ident) >= copies[ident]:
             problems.append(f"option 'districts': {name!r} is listed more often than the "
-                            f"deck has copies ({COPIES[ident]})")
+                            f"deck has copies ({copies[ident]})")
         else:
             ids.append(ident)
     if great_wall and GREAT_WALL not in ids:

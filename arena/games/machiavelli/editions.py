@@ -76,8 +76,13 @@ DARK_CITY_UNVERIFIED: tuple[str, ...] = (
     "tax_collector", "wizard", "emperor", "abbot", "diplomat", "queen")
 """Dark City characters left out: REFERENCE §1.10 has their classic texts from secondary
 sources only."""
+DARK_CITY_DISTRICTS: tuple[str, ...] = ("museum",)
+"""Dark City districts `dark_city: true` lets `districts` name: the Museum, whose classic text
+(REFERENCE §1.11.4: on your turn put 1 hand card under it, +1 point per card at the end, cost
+4) is the revised card's (§1.11.2 row 17, verified), read as it (once per turn; its cards
+to the deck bottom when it is destroyed). DECISIONS.md "Classic edition"."""
 DARK_CITY_DISTRICTS_UNVERIFIED: tuple[str, ...] = (
-    "lighthouse", "armory", "museum", "imperial_treasury", "map_room", "wishing_well",
+    "lighthouse", "armory", "imperial_treasury", "map_room", "wishing_well",
     "quarry", "poor_house", "bell_tower", "factory", "park", "hospital", "throne_room",
     "ball_room")
 """Dark City districts left out: REFERENCE §1.11.4 lists their classic texts from one

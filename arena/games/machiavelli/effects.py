@@ -283,7 +283,9 @@ def _destroy(state: State, seat: int, action: Action, events: list[Event]) -> No
     events.append(public("destroyed", seat=seat, target=target, district=district,
                          price=price, gold=gold((seat, -price))))
     if target != seat and state.gold[target] >= 1 and C.GRAVEYARD in state.cities[target]:
-        # classic Graveyard: its owner may buy the card back (`_graveyard` ends the turn)
+        # classic Graveyard: its owner may buy the card back (`_graveyard` ends the turn); a
+        # Dark City Museum's cards go to the deck bottom either way
+        venues.museum_lost(state, target, district, events)
         state.pending, state.aside = _GRAVEYARD, [district]
         return
     venues.to_deck(state, target, district, events)

@@ -88,6 +88,7 @@ def classic_breakdown(state: State, seat: int) -> dict[str, int]:
         "complete": 2 if complete and state.first_complete != seat else 0,
         "dragon_gate": 2 if C.DRAGON_GATE in city else 0,
         "university": 2 if C.UNIVERSITY in city else 0,
+        "museum": len(state.museum) if C.MUSEUM in city else 0,  # Dark City
     }
     items["total"] = sum(items.values())
     return items

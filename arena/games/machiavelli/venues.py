@@ -39,6 +39,12 @@ def to_deck(state: State, owner: int, district: str, events: list[Event]) -> Non
     """Put a district that left `owner`'s city (destroyed, sacrificed) at the bottom of the
     deck; a Museum's cards follow it there, face down, in the order they were put under it."""
     state.deck.append(district)
+    museum_lost(state, owner, district, events)
+
+
+def museum_lost(state: State, owner: int, district: str, events: list[Event]) -> None:
+    """When `district` is the Museum leaving its city for good, its cards go face down to the
+    bottom of the deck (classic: also when the Graveyard's owner buys the Museum back)."""
     if district == C.MUSEUM and state.museum:
         count = len(state.museum)
         state.deck.extend(state.museum)

@@ -73,6 +73,15 @@ def test_random_option_sets_play_conform() -> None:
         assert GAME.outcome(play_checked(players, seed, rules)) is not None
 
 
+@pytest.mark.parametrize("players", (2, 4, 6))
+def test_dark_city_museum_plays_and_hides_its_cards(players: int) -> None:
+    rules: dict[str, Json] = {**CLASSIC, "dark_city": True,
+                              "districts": ["museum", *DUTCH_DECK]}
+    for seed in (1, 2, 3):
+        assert "museum" in play_checked(players, seed, rules).rules["districts"]
+    assert "turn/museum" in check_swaps(players, 4, random.Random(players), rules)
+
+
 def test_eight_players_with_the_dark_city_artist() -> None:
     state = play_checked(8, 3, {**CLASSIC, "dark_city": True})
     assert Character.ARTIST in state.cast
@@ -134,6 +143,10 @@ def test_resolution_is_concrete_and_stable() -> None:
           "'factory' is not a classic purple district",
           "'thieves_den' is not a classic purple district"]),
         (4, {"city_size": 0}, ["city_size"]),
+        (4, {"districts": ["museum", "keep"]},
+         ["'museum' is a Dark City district (dark_city: true offers it)"]),
+        (4, {"districts": ["museum", "museum"], "dark_city": True},
+         ["'museum' is listed more often than the deck has copies (1)"]),
     ],
 )
 def test_classic_option_errors_are_all_reported(players: int, rules: dict[str, Json],
