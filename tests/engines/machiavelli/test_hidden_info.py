@@ -260,16 +260,19 @@ WITCH_CAST = ["witch", "thief", "magician", "king", "bishop", "merchant", "archi
               "warlord"]
 
 
-def witch_rules(players: int) -> dict[str, Json]:
-    return {"characters": WITCH_CAST + (["tax_collector"] if players in (3, 8) else [])}
+def witch_rules(players: int, second: str = "thief") -> dict[str, Json]:
+    cast = [second if c == "thief" else c for c in WITCH_CAST]
+    return {"characters": cast + (["tax_collector"] if players in (3, 8) else [])}
 
 
+@pytest.mark.parametrize("second", ("thief", "blackmailer"))
 @pytest.mark.parametrize("players", (2, 3, 4, 6, 8))
-def test_the_witch_creates_no_secret(players: int) -> None:
+def test_the_witch_creates_no_secret(players: int, second: str) -> None:
     """Whom the Witch bewitched is public (named aloud); who she is stays hidden until she
     is called, like every character; her options (any character of the cast) and each
-    seat's decision never depend on who holds which hidden character."""
-    state = GAME.new_game(players, witch_rules(players), players)
+    seat's decision never depend on who holds which hidden character, nor, when she lays
+    the Blackmailer's threats, which one bears the flower (her secret then)."""
+    state = GAME.new_game(players, witch_rules(players, second), players)
     policy, shuffler = random.Random(3), random.Random(4)
     spells: set[str] = set()
     while (decision := GAME.to_act(state)) is not None:
