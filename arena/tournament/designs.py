@@ -4,16 +4,14 @@ When the field has q^2 bots and the tables seat q, for q a prime power (3, 4, 5,
 the table sizes arena plays), the affine plane of order q is such a schedule: its points
 are the bots, its lines the tables, and its q + 1 parallel classes (the lines of one
 slope) the rounds. Each pair of points lies on exactly one line, so in q + 1 rounds every
-bot meets every other exactly once, with no bye (Kirkman's schoolgirls, 15 bots at tables
-of 3, are another such design; the local search of `grouping` stands in for the designs
-not built here). Later rounds repeat the classes in turn, so that meetings never differ
-by more than one.
+bot meets every other exactly once, with no bye (the local search of `grouping` stands
+in for the designs not built here). Later rounds repeat the classes in turn, so that
+meetings never differ by more than one.
 
-Two more resolvable designs of triples (Kirkman triple systems: every pair of bots meets
-exactly once in (v - 1) / 2 rounds) are built: 15 bots (Kirkman's schoolgirls) from a
-starter round developed mod 7, and 27 bots as the affine space of dimension 3 over GF(3),
-whose lines fall into 13 parallel classes. The same affine-space construction gives
-q^3 bots at tables of q for the other orders in `FIELDS`.
+The affine space of dimension 3 over GF(q) gives q^3 bots at tables of q (27 at 3, 64 at
+4): its lines fall into q^2 + q + 1 parallel classes. At tables of 3, Kirkman triple
+systems (`arena.tournament.kirkman`: every pair of v bots once in (v - 1) / 2 rounds)
+serve the other fields of v = 3 mod 6 that are built: 15, 21, 33, ... (`kirkman.built`).
 """
 
 from __future__ import annotations
@@ -21,6 +19,8 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Sequence
+
+from arena.tournament.kirkman import kirkman
 
 FIELDS: dict[int, tuple[int, int]] = {3: (3, 0), 4: (2, 0b111), 5: (5, 0), 7: (7, 0),
                                       8: (2, 0b1011)}
@@ -72,32 +72,6 @@ def affine_plane(bots: Sequence[str], size: int,
     return rounds
 
 
-KIRKMAN_15_STARTER: tuple[tuple[int, int, int], ...] = (
-    (14, 0, 7), (1, 2, 4), (3, 8, 12), (5, 11, 13), (6, 9, 10))
-"""The first round of a KTS(15) on the points Z_7 x {0, 1} and a fixed point: x in 0..6 is
-(x, 0), 7 + x is (x, 1), 14 is the fixed point. Round i adds i mod 7 to the first
-coordinate; {1, 2, 4} are the squares mod 7, as in the classic cyclic solutions. Found by
-exhaustive search over such starter rounds; tests/tournament/test_schedules.py checks
-that the 7 rounds are partitions in which every pair meets exactly once."""
-
-
-def kirkman_15(bots: Sequence[str],
-               rng: random.Random | None = None) -> list[list[list[str]]] | None:
-    """The 7 rounds of a Kirkman triple system on 15 `bots` (shuffled onto the points by
-    `rng`), or None for another field size (then `rng` is left untouched)."""
-    if len(bots) != 15:
-        return None
-    if rng is not None:
-        bots = list(bots)
-        rng.shuffle(bots)
-
-    def moved(point: int, shift: int) -> int:
-        return point if point == 14 else (point + shift) % 7 + 7 * (point // 7)
-
-    return [[[bots[moved(p, shift)] for p in table] for table in KIRKMAN_15_STARTER]
-            for shift in range(7)]
-
-
 def affine_space(bots: Sequence[str], size: int,
                  rng: random.Random | None = None) -> list[list[list[str]]] | None:
     """The q^2 + q + 1 rounds of the affine space of dimension 3 and order q = `size` on
@@ -133,9 +107,10 @@ def resolvable(bots: Sequence[str], size: int,
                rng: random.Random | None = None) -> list[list[list[str]]] | None:
     """A resolvable design built here for this field (every pair exactly once over its
     rounds), or None (then `rng` is left untouched)."""
-    if size == 3 and len(bots) == 15:
-        return kirkman_15(bots, rng)
-    return affine_plane(bots, size, rng) or affine_space(bots, size, rng)
+    design = affine_plane(bots, size, rng) or affine_space(bots, size, rng)
+    if design is None and size == 3:
+        design = kirkman(bots, rng)
+    return design
 
 
 def cycled(design: list[list[list[str]]], count: int) -> list[list[list[str]]]:

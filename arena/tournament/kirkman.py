@@ -1,0 +1,174 @@
+"""Kirkman triple systems: v bots at tables of 3 in (v - 1) / 2 rounds, every pair once.
+
+A KTS(v) exists for every v = 3 mod 6 (Ray-Chaudhuri and Wilson, 1971). Arena builds one
+for each v in `built()`, from two sources:
+
+- base classes found by a seeded search (`arena.tournament.kirkman_search`) and stored in
+  `STORED`: the rounds are shifts of one or two base classes under a cyclic group Z_n
+  that fixes one or three points (the shape is told by n, see `Shape`);
+- tripling: a KTS(w) gives a KTS(3w) (below), from KTS(3), a single table, up: 9, 27,
+  81, 243, and 45 from 15, 63 from 21, 99 from 33, ...
+
+Tripling: the points are (x, i), x a point of the KTS(w), i in Z_3. On a table {x0, x1,
+x2} of the KTS(w), the 9 points (xj, i) less the three columns {xj} x Z_3 form three
+parallel classes of the affine plane of order 3: the lines {(xj, a + c j)} of slope c.
+Each round of the KTS(w) and each slope c make a round; the columns make one more:
+3 (w - 1) / 2 + 1 = (3w - 1) / 2 rounds. Two points of different columns share a table
+of the KTS(w), and one line of it; two of one column share their column.
+
+Building is a few list comprehensions (99 bots: well under a millisecond a round;
+`bench/tournament.py` prints each).
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+Triple = tuple[int, int, int]
+Kind = Literal["orbits", "rotational", "triad"]
+
+STORED: dict[int, tuple[int, int, str]] = {
+    # v: (n, the search's seed, the base classes' triples, class after class)
+    15: (7, 0,
+         "10,11,5 8,13,6 2,0,3 14,4,7 12,9,1"),
+    21: (5, 6,
+         "0,8,12 18,4,1 6,20,2 7,9,16 10,5,15 19,11,17 3,14,13 19,20,12 6,4,5 8,16,3 15,11,9 "
+         "13,7,10 14,1,0 17,18,2"),
+    33: (32, 0,
+         "32,0,16 6,12,20 8,3,7 18,15,25 17,26,5 30,11,13 22,28,4 24,19,23 2,31,9 1,10,21 "
+         "14,27,29"),
+    39: (19, 3,
+         "29,35,20 26,17,8 9,23,38 34,2,3 11,4,6 14,10,30 25,15,37 27,1,12 33,28,36 18,5,22 "
+         "32,7,31 0,19,21 24,16,13"),
+    51: (50, 0,
+         "50,0,25 45,42,44 21,14,5 13,18,1 27,49,12 16,8,40 11,32,22 31,35,4 48,34,28 20,17,19 "
+         "46,39,30 38,43,26 2,24,37 41,33,15 36,7,47 6,10,29 23,9,3"),
+    57: (56, 0,
+         "56,0,28 14,27,17 34,33,39 26,49,22 46,9,25 52,10,35 41,43,19 3,12,23 44,29,36 48,4,30 "
+         "42,55,45 6,5,11 54,21,50 18,37,53 24,38,7 13,15,47 31,40,51 16,1,8 20,32,2"),
+    75: (74, 3,
+         "74,0,37 2,5,53 44,73,45 11,60,43 41,65,56 54,10,46 69,1,13 51,24,31 63,67,3 33,12,52 "
+         "21,62,64 22,57,35 18,29,34 39,42,16 7,36,8 48,23,6 4,28,19 17,47,9 32,38,50 14,61,68 "
+         "26,30,40 70,49,15 58,25,27 59,20,72 55,66,71"),
+}
+"""The base classes found by `python -m arena.tournament.kirkman_search V` (seed given
+here; tests/tournament/test_kirkman.py runs some searches again and checks that they
+find these, and checks every system built)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """How the points of a KTS(v) fall into orbits of the cyclic group Z_n: point s * n + x
+    is x in orbit s, the points fixed by the group come last. Three kinds, m = (v - 1) / 2:
+    "orbits" (n odd divides m: m / n base classes, each shifted n times), "rotational"
+    (n = v - 1: one base class shifted m times, which the shift by m maps onto itself) and
+    "triad" (n = (v - 3) / 2, three fixed points: one base class shifted n times, and
+    one round that every shift maps onto itself: the fixed points, and {x, x + n/3,
+    x + 2n/3} in each orbit)."""
+
+    v: int
+    n: int
+
+    @property
+    def kind(self) -> Kind:
+        if self.n == self.v - 1:
+            return "rotational"
+        return "orbits" if (self.v - 1) % self.n == 0 else "triad"
+
+    @property
+    def orbits(self) -> int:
+        return (self.v - 1) // self.n
+
+    @property
+    def fixed(self) -> int:
+        """The number of the first fixed point (the others follow it)."""
+        return self.orbits * self.n
+
+    @property
+    def translates(self) -> int:
+        """How many shifts of each base class are rounds."""
+        return (self.v - 1) // 2 if self.kind == "rotational" else self.n
+
+    @property
+    def classes(self) -> int:
+        """How many base classes the rounds are developed from."""
+        return ((self.v - 1) // 2 - (self.kind == "triad")) // self.translates
+
+    def shifted(self, point: int, by: int) -> int:
+        if point >= self.fixed:
+            return point
+        return point - point % self.n + (point + by) % self.n
+
+    def invariant_round(self) -> list[Triple]:
+        """The triad's round that every shift maps onto itself (empty for other kinds)."""
+        if self.kind != "triad":
+            return []
+        third = self.n // 3
+        return [(self.fixed, self.fixed + 1, self.fixed + 2)] + [
+            (s * self.n + x, s * self.n + x + third, s * self.n + x + 2 * third)
+            for s in range(self.orbits) for x in range(third)]
+
+
+def stored_triples(v: int) -> list[Triple]:
+    """The triples of the base classes stored for v, class after class."""
+    numbers = [[int(p) for p in t.split(",")] for t in STORED[v][2].split()]
+    return [(t[0], t[1], t[2]) for t in numbers]
+
+
+def developed(v: int) -> list[list[Triple]]:
+    """The rounds of the KTS(v) stored as base classes (v in `STORED`)."""
+    form = Shape(v, STORED[v][0])
+    triples = stored_triples(v)
+    size = v // 3
+    rounds = [[(form.shifted(a, i), form.shifted(b, i), form.shifted(c, i))
+               for a, b, c in triples[start:start + size]]
+              for start in range(0, len(triples), size) for i in range(form.translates)]
+    extra = form.invariant_round()
+    return rounds + [extra] if extra else rounds
+
+
+def tripled(rounds: list[list[Triple]], w: int) -> list[list[Triple]]:
+    """The rounds of a KTS(3w) from those of a KTS(w): point i * w + x is (x, i)."""
+    out = []
+    for one in rounds:
+        for slope in range(3):
+            out.append([(w * a + x, w * ((a + slope) % 3) + y, w * ((a + 2 * slope) % 3) + z)
+                        for x, y, z in one for a in range(3)])
+    out.append([(x, w + x, 2 * w + x) for x in range(w)])
+    return out
+
+
+@functools.cache
+def rounds_of(v: int) -> tuple[tuple[Triple, ...], ...] | None:
+    """The rounds of the KTS(v) built here, on the points 0..v-1, or None."""
+    if v == 3:
+        return (((0, 1, 2),),)
+    if v in STORED:
+        return tuple(tuple(r) for r in developed(v))
+    if v % 9 == 0:
+        smaller = rounds_of(v // 3)
+        if smaller is not None:
+            return tuple(tuple(r) for r in tripled([list(r) for r in smaller], v // 3))
+    return None
+
+
+def built(up_to: int) -> list[int]:
+    """Every v up to `up_to` with a KTS(v) built here."""
+    return [v for v in range(3, up_to + 1, 6) if rounds_of(v) is not None]
+
+
+def kirkman(bots: Sequence[str],
+            rng: random.Random | None = None) -> list[list[list[str]]] | None:
+    """The (v - 1) / 2 rounds of a Kirkman triple system on the v `bots` (shuffled onto
+    the points by `rng`), or None where none is built (then `rng` is left untouched)."""
+    rounds = rounds_of(len(bots))
+    if rounds is None:
+        return None
+    if rng is not None:
+        bots = list(bots)
+        rng.shuffle(bots)
+    return [[[bots[p] for p in table] for table in one] for one in rounds]

@@ -1,0 +1,245 @@
+"""The search that found the base classes stored in `arena.tournament.kirkman` (never run
+by a tournament: its results are stored there as data, and a test runs it again).
+
+A Kirkman triple system KTS(v), v = 6t + 3, is looked for under a cyclic group Z_n that
+fixes one or three points and moves the others in orbits of n: point s * n + x is x in
+orbit s, the fixed points are numbered last. The (v - 1) / 2 rounds are shifts (x -> x + i
+mod n in every orbit) of one or two base classes, so only those are searched: partitions
+of the v points into triples such that the developed rounds cover every pair once.
+Three shapes (`Shape.kind`), m = (v - 1) / 2:
+
+- "orbits" (m not a multiple of 4): n is the odd part of m, 2m / n orbits, m / n base
+  classes each shifted n times: two orbits and one class for v = 15, 27, 39, ...; four
+  orbits and two classes for v = 21, 45, 69, 93. (A group of even order cannot act so:
+  the pairs {x, x + n/2} of an orbit would be covered twice or never.)
+- "rotational" (m a multiple of 4): n = v - 1, one orbit, one base class that the shift by
+  m maps onto itself, shifted m times (1-rotational: v = 33, 57, 81, ...); its triple
+  through the fixed point is {inf, 0, m}, its others come in pairs b, b + m.
+- "triad" (v = 9 mod 12): n = (v - 3) / 2, two orbits and three fixed points; one base
+  class shifted n times, and one round that every shift maps onto itself: the fixed
+  points together, and {x, x + n/3, x + 2n/3} in each orbit. Searched where "orbits"
+  with four orbits is slow to find (v = 69, 93).
+
+The search is simulated annealing on the sum over pair orbits of (times covered -
+times wanted)^2, moving points between the triples of a base class, from a seeded random
+source, so that a run is reproducible: `python -m arena.tournament.kirkman_search V`
+prints the entry `arena.tournament.kirkman` stores for V.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import textwrap
+
+from arena.tournament.kirkman import Kind, Shape, Triple
+
+
+def shape(v: int, kind: Kind | None = None) -> Shape:
+    """The shape searched for a KTS(v): `kind`, or by default "rotational" where v = 3 or
+    9 mod 24 (the only v with a 1-rotational Steiner triple system under Z_{v-1}: Phelps
+    and Rosa, 1981) and "orbits" elsewhere.
+
+    Raises:
+        ValueError: v is not 3 mod 6 and at least 15, or has no shape of that kind.
+    """
+    m = (v - 1) // 2
+    if v % 6 != 3 or v < 15:
+        raise ValueError(f"no Kirkman triple system is searched for {v} points")
+    kind = kind or ("rotational" if v % 24 in (3, 9) else "orbits")
+    if kind == "rotational" and v % 24 in (3, 9):
+        return Shape(v, v - 1)
+    if kind == "triad" and v % 12 == 9:
+        return Shape(v, (v - 3) // 2)
+    odd = m
+    while odd % 2 == 0:
+        odd //= 2
+    if kind == "orbits" and odd > 1:
+        return Shape(v, odd)
+    raise ValueError(f"no {kind} shape for {v} points")
+
+
+class Cells:
+    """The orbits of pairs under the group (cells), and how often each must be covered
+    by the triples of the base classes."""
+
+    def __init__(self, form: Shape) -> None:
+        self.form = form
+        self.number: dict[tuple[object, ...], int] = {}
+        self.wanted: list[int] = []
+        points = range(form.v)
+        self.of = [[self._cell(a, b) if a != b else -1 for b in points] for a in points]
+        """The cell of each pair of points, looked up rather than computed in the search."""
+
+    def _cell(self, a: int, b: int) -> int:
+        form, n = self.form, self.form.n
+        a, b = min(a, b), max(a, b)
+        key: tuple[object, ...]
+        wanted = 1
+        if a >= form.fixed:  # two fixed points: only the triad's fixed round joins them
+            key, wanted = ("fixed", a, b), 0
+        elif b >= form.fixed:
+            key = ("with", b, a // n)
+            wanted = 0 if form.kind == "rotational" else 1  # {inf, 0, m} is not searched
+        else:
+            (s, x), (t, y) = divmod(a, n), divmod(b, n)
+            if s == t:
+                d = min((y - x) % n, (x - y) % n)
+                key = ("within", s, d)
+                if (form.kind == "rotational" and 2 * d == n
+                        or form.kind == "triad" and 3 * d == n):
+                    wanted = 0  # covered by {inf, 0, m}, or by the triad's fixed round
+            else:
+                key = ("across", s, t, (y - x) % n)
+        if key not in self.number:
+            self.number[key] = len(self.wanted)
+            self.wanted.append(wanted)
+        return self.number[key]
+
+
+class Anneal:
+    """One annealing run: base classes as lists of mutable triples, and cell covers."""
+
+    def __init__(self, form: Shape, rng: random.Random) -> None:
+        self.form, self.rng = form, rng
+        self.cells = Cells(form)
+        self.cover = [0] * len(self.cells.wanted)
+        self.classes = [self._start() for _ in range(form.classes)]
+        self.cost = sum((c - w) ** 2 for c, w in zip(self.cover, self.cells.wanted,
+                                                     strict=True))
+
+    def _start(self) -> list[list[int]]:
+        form = self.form
+        if form.kind == "rotational":
+            m = (form.v - 1) // 2
+            rest = list(range(1, m))
+            self.rng.shuffle(rest)
+            rest = [x + m * self.rng.randrange(2) for x in rest]
+            triples = [[form.fixed, 0, m]] + [rest[i:i + 3] for i in range(0, len(rest), 3)]
+        else:
+            points = list(range(form.fixed))
+            self.rng.shuffle(points)
+            fixed = list(range(form.fixed, form.v))
+            triples = [[f, points.pop(), points.pop()] for f in fixed]
+            triples += [points[i:i + 3] for i in range(0, len(points), 3)]
+        for triple in self.searched(triples):
+            self._count(triple, 1)
+        return triples
+
+    def searched(self, triples: list[list[int]]) -> list[list[int]]:
+        """The triples that the search moves: in a rotational class, one of each mirror
+        pair (the first third of the list past {inf, 0, m}); else all."""
+        if self.form.kind == "rotational":
+            return triples[1:]
+        return triples
+
+    def _count(self, triple: list[int], step: int) -> int:
+        """Add `step` to the cover of the triple's cells; return the cost's change."""
+        change = 0
+        a, b, c = triple
+        of, cover, wanted = self.cells.of, self.cover, self.cells.wanted
+        for cell in (of[a][b], of[a][c], of[b][c]):
+            before = cover[cell]
+            cover[cell] = before + step
+            change += (before + step - wanted[cell]) ** 2 - (before - wanted[cell]) ** 2
+        return change
+
+    def _conflicted(self, triples: list[list[int]], low: int) -> int:
+        """A triple of the class with a cell covered too often, if a few draws find one:
+        moves that touch no conflict only drift."""
+        rng, of, cover, wanted = self.rng, self.cells.of, self.cover, self.cells.wanted
+        i = low
+        for _ in range(8):
+            i = rng.randrange(low, len(triples))
+            if any(cover[c] > wanted[c] for c in (of[triples[i][0]][triples[i][1]],
+                                                   of[triples[i][0]][triples[i][2]],
+                                                   of[triples[i][1]][triples[i][2]])):
+                return i
+        return i
+
+    def step(self, temperature: float) -> None:
+        """Swap two points between two triples of one class (in a rotational class, or
+        replace a point x by x + m); keep the move if the cost allows it."""
+        rng, form = self.rng, self.form
+        triples = self.classes[rng.randrange(len(self.classes))]
+        low = 1 if form.kind == "rotational" else 0
+        i = self._conflicted(triples, low)
+        if form.kind == "rotational" and rng.random() < 0.3:
+            place = rng.randrange(3)
+            changed = [(i, place, (triples[i][place] + form.n // 2) % form.n)]
+        else:
+            j = rng.randrange(low, len(triples) - 1)
+            j += j >= i
+            p, q = rng.randrange(3), rng.randrange(3)
+            changed = [(i, p, triples[j][q]), (j, q, triples[i][p])]
+        touched = sorted({index for index, _, _ in changed})
+        old = [list(triples[t]) for t in touched]
+        change = sum(self._count(triples[t], -1) for t in touched)
+        for index, place, point in changed:
+            triples[index][place] = point
+        change += sum(self._count(triples[t], 1) for t in touched)
+        if change <= 0 or rng.random() < math.exp(-change / temperature):
+            self.cost += change
+            return
+        for t, before in zip(touched, old, strict=True):
+            self._count(triples[t], -1)
+            triples[t][:] = before
+            self._count(triples[t], 1)
+
+    def found(self) -> list[list[Triple]]:
+        """The base classes, a rotational class with its mirror halves added."""
+        out = []
+        for triples in self.classes:
+            whole = [(t[0], t[1], t[2]) for t in triples]
+            if self.form.kind == "rotational":
+                m = self.form.n // 2
+                whole += [((a + m) % self.form.n, (b + m) % self.form.n, (c + m) % self.form.n)
+                          for a, b, c in whole[1:]]
+            out.append(whole)
+        return out
+
+
+TEMPERATURE = 0.35
+"""Where the cost is a few squared collisions: hot enough to leave a local minimum, cool
+enough not to undo a nearly found system (tried 0.3 to 1.2 on v = 21 to 45)."""
+
+
+def search(form: Shape, seed: int, steps: int) -> list[list[Triple]] | None:
+    """The base classes found by annealing from `seed` within `steps` moves, or None."""
+    run = Anneal(form, random.Random(f"kirkman:{form.v}:{form.kind}:{seed}"))
+    for _ in range(steps):
+        if run.cost == 0:
+            return run.found()
+        run.step(TEMPERATURE)
+    return run.found() if run.cost == 0 else None
+
+
+STEPS = 400_000
+"""Moves per seed: most systems found were found within this many, from some seed."""
+
+
+def entry(form: Shape, seed: int, classes: list[list[Triple]]) -> str:
+    """The lines of `kirkman.STORED` that hold these base classes."""
+    text = " ".join(",".join(map(str, t)) for c in classes for t in c)
+    lines = textwrap.wrap(text, 86)
+    body = " \"\n         \"".join(lines)
+    return f"    {form.v}: ({form.n}, {seed},\n         \"{body}\"),"
+
+
+def main(argv: list[str]) -> None:
+    """Search each V of `argv` ("V" or "V:kind") from seed 0 up; print what is found."""
+    kinds: dict[str, Kind | None] = {"": None, "orbits": "orbits", "rotational": "rotational",
+                                     "triad": "triad"}
+    for arg in argv:
+        v, _, kind = arg.partition(":")
+        form = shape(int(v), kinds[kind])
+        for seed in range(1000):
+            found = search(form, seed, STEPS)
+            if found is not None:
+                print(entry(form, seed, found), flush=True)
+                break
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
