@@ -1,13 +1,16 @@
 """Kirkman triple systems: v bots at tables of 3 in (v - 1) / 2 rounds, every pair once.
 
 A KTS(v) exists for every v = 3 mod 6 (Ray-Chaudhuri and Wilson, 1971). Arena builds one
-for each v in `built()`, from two sources:
+for each v in `built()` (every v from 3 to 99 but 69, and many above), from three
+sources, tried in this order:
 
 - base classes found by a seeded search (`arena.tournament.kirkman_search`) and stored in
   `STORED`: the rounds are shifts of one or two base classes under a cyclic group Z_n
-  that fixes one or three points (the shape is told by n, see `Shape`);
+  that fixes one or three points (the kind of shape follows from n, see `Shape`): 15,
+  21, 33, 39, 51, 57, 75, 87;
 - tripling: a KTS(w) gives a KTS(3w) (below), from KTS(3), a single table, up: 9, 27,
-  81, 243, and 45 from 15, 63 from 21, 99 from 33, ...
+  81, 243; and 45 from 15, 63 from 21, 99 from 33, ...;
+- the classical construction for 3q, q a prime = 1 mod 6 (`three_q`): 93, 111, 129, ...
 
 Tripling: the points are (x, i), x a point of the KTS(w), i in Z_3. On a table {x0, x1,
 x2} of the KTS(w), the 9 points (xj, i) less the three columns {xj} x Z_3 form three
@@ -16,8 +19,7 @@ Each round of the KTS(w) and each slope c make a round; the columns make one mor
 3 (w - 1) / 2 + 1 = (3w - 1) / 2 rounds. Two points of different columns share a table
 of the KTS(w), and one line of it; two of one column share their column.
 
-Building is a few list comprehensions (99 bots: well under a millisecond a round;
-`bench/tournament.py` prints each).
+Building takes about a millisecond at 99 bots (`bench/tournament.py` prints each v's).
 """
 
 from __future__ import annotations
@@ -54,10 +56,19 @@ STORED: dict[int, tuple[int, int, str]] = {
          "74,0,37 2,5,53 44,73,45 11,60,43 41,65,56 54,10,46 69,1,13 51,24,31 63,67,3 33,12,52 "
          "21,62,64 22,57,35 18,29,34 39,42,16 7,36,8 48,23,6 4,28,19 17,47,9 32,38,50 14,61,68 "
          "26,30,40 70,49,15 58,25,27 59,20,72 55,66,71"),
+    87: (43, 0,
+         "86,43,0 70,39,54 75,8,64 65,27,44 85,32,84 45,22,47 82,42,78 51,2,59 40,74,62 6,67,48 "
+         "31,81,76 24,53,63 38,66,46 10,83,80 23,49,55 5,69,60 33,77,52 20,61,68 3,50,79 "
+         "37,72,57 12,71,58 19,73,56 41,34,36 4,18,14 35,7,15 16,29,13 11,28,17 21,30,9 1,26,25"),
 }
 """The base classes found by `python -m arena.tournament.kirkman_search V` (seed given
-here; tests/tournament/test_kirkman.py runs some searches again and checks that they
-find these, and checks every system built)."""
+here, and the multiplier of `MULTIPLIERS` where there is one; tests/tournament/
+test_kirkman.py runs the searches again and checks that they find these, and checks
+every system built)."""
+
+MULTIPLIERS: dict[int, int] = {87: 41}
+"""The v whose base class was searched among those that multiplying each point by a unit
+mod n maps onto itself, and that unit (41, of order 7 mod 43: 4 triples searched, not 28)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +153,43 @@ def tripled(rounds: list[list[Triple]], w: int) -> list[list[Triple]]:
     return out
 
 
+def _primitive_root(q: int) -> int | None:
+    """The least generator of the units mod q, or None where q is not a prime."""
+    if q < 2 or any(q % d == 0 for d in range(2, int(q ** 0.5) + 1)):
+        return None
+    factors = {d for d in range(2, q) if (q - 1) % d == 0
+               and all(d % e for e in range(2, int(d ** 0.5) + 1))}
+    return next(g for g in range(1, q) if all(pow(g, (q - 1) // f, q) != 1 for f in factors))
+
+
+def three_q(q: int) -> list[list[Triple]] | None:
+    """The rounds of a KTS(3q) for a prime q = 6t + 1, or None for another q.
+
+    The classical construction (Ray-Chaudhuri and Wilson): points (x, j) = j * q + x, x in
+    Z_q, j in Z_3; g a primitive root, e = g^(2t) a cube root of unity. A_i = {(g^i, 0),
+    (g^(i+2t), 1), (g^(i+4t), 2)}. For each i whose sextant i // t is 0, 2 or 4, the
+    shifts of A_i are a round; the other q rounds are the shifts of one class: {(0, 0),
+    (0, 1), (0, 2)}, the cosets {(g^i, j), (g^i e, j), (g^i e^2, j)} for i < t in each
+    orbit j, and A_i for the sextants 1, 3 and 5."""
+    g = _primitive_root(q)
+    if g is None or q % 6 != 1:
+        return None
+    t = q // 6
+
+    def a(i: int) -> Triple:
+        return (pow(g, i, q), q + pow(g, i + 2 * t, q), 2 * q + pow(g, i + 4 * t, q))
+
+    def shifted(triple: Triple, s: int) -> Triple:
+        x, y, z = (p - p % q + (p + s) % q for p in triple)
+        return (x, y, z)
+
+    base = [(0, q, 2 * q)] + [
+        (j * q + pow(g, i, q), j * q + pow(g, i + 2 * t, q), j * q + pow(g, i + 4 * t, q))
+        for j in range(3) for i in range(t)] + [a(i) for i in range(6 * t) if i // t % 2]
+    return ([[shifted(triple, s) for triple in base] for s in range(q)]
+            + [[shifted(a(i), s) for s in range(q)] for i in range(6 * t) if i // t % 2 == 0])
+
+
 @functools.cache
 def rounds_of(v: int) -> tuple[tuple[Triple, ...], ...] | None:
     """The rounds of the KTS(v) built here, on the points 0..v-1, or None."""
@@ -153,7 +201,8 @@ def rounds_of(v: int) -> tuple[tuple[Triple, ...], ...] | None:
         smaller = rounds_of(v // 3)
         if smaller is not None:
             return tuple(tuple(r) for r in tripled([list(r) for r in smaller], v // 3))
-    return None
+    algebraic = three_q(v // 3) if v % 3 == 0 else None
+    return None if algebraic is None else tuple(tuple(r) for r in algebraic)
 
 
 def built(up_to: int) -> list[int]:

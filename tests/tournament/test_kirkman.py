@@ -9,7 +9,16 @@ import itertools
 import pytest
 
 from arena.tournament import kirkman, kirkman_search
-from arena.tournament.kirkman import STORED, Shape, built, rounds_of, stored_triples, tripled
+from arena.tournament.kirkman import (
+    MULTIPLIERS,
+    STORED,
+    Shape,
+    built,
+    rounds_of,
+    stored_triples,
+    three_q,
+    tripled,
+)
 
 
 def assert_kirkman(v: int, rounds: list[list[tuple[int, int, int]]]) -> None:
@@ -44,6 +53,13 @@ def test_tripling_gives_a_system_on_three_times_the_points(v: int) -> None:
     assert_kirkman(3 * v, tripled([list(one) for one in smaller], v))
 
 
+@pytest.mark.parametrize("q", [7, 13, 19, 31, 37, 43])
+def test_the_3q_construction_gives_a_system_for_each_prime_q_1_mod_6(q: int) -> None:
+    rounds = three_q(q)
+    assert rounds is not None
+    assert_kirkman(3 * q, rounds)
+
+
 def test_a_broken_base_class_is_caught_by_the_check() -> None:
     # the check above must fail on a near miss: two points of one stored base class swapped
     form = Shape(21, STORED[21][0])
@@ -56,14 +72,14 @@ def test_a_broken_base_class_is_caught_by_the_check() -> None:
         assert_kirkman(21, rounds)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("v", [15, 33, 51, 57])
+@pytest.mark.parametrize("v", [15, 33, 51, 57, 87])
 def test_the_stored_base_classes_are_what_the_search_finds(v: int) -> None:
     # the search is seeded: run from the stored seed, it finds the stored classes (these
     # take well under a second; the others are rerun by the slow test below)
     n, seed, _ = STORED[v]
     form = kirkman_search.shape(v)
     assert form.n == n
-    found = kirkman_search.search(form, seed, kirkman_search.STEPS)
+    found = kirkman_search.search(form, seed, kirkman_search.STEPS, MULTIPLIERS.get(v, 1))
     assert found is not None
     assert [t for c in found for t in c] == stored_triples(v)
     # and the module stores what `python -m arena.tournament.kirkman_search V` prints
@@ -75,7 +91,7 @@ def test_the_stored_base_classes_are_what_the_search_finds(v: int) -> None:
 def test_every_stored_entry_is_what_the_search_finds(v: int) -> None:
     n, seed, _ = STORED[v]
     found = kirkman_search.search(kirkman_search.shape(v, Shape(v, n).kind), seed,
-                                  kirkman_search.STEPS)
+                                  kirkman_search.STEPS, MULTIPLIERS.get(v, 1))
     assert found is not None
     assert [t for c in found for t in c] == stored_triples(v)
 
