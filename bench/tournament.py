@@ -10,7 +10,8 @@
   <= 1.15);
 - the time to pair one Swiss round of 1000 bots, 2 seats and tables of 4;
 - the share of tables repeating a pair, Swiss against the round-robin design, and the
-  round-robin design's spread of meetings;
+  round-robin design's spread of meetings, and the time to build each Kirkman triple
+  system (tables of 3) up to 99 bots;
 - where the field has a perfect resolvable design, the Swiss anchored to it against the
   same Swiss unanchored: tables repeating a pair, and the mean score spread within a
   table (alone: `bench/tournament.py --anchor`);
@@ -240,11 +241,28 @@ def design_spread() -> None:
     sys.path.insert(0, str(ROOT))
     from tests.tournament.test_schedules import meeting_spread
 
-    for n, size in ((12, 6), (13, 3), (15, 3), (16, 4), (21, 3), (27, 3)):
+    for n, size in ((12, 6), (13, 3), (15, 3), (16, 4), (21, 3), (27, 3), (33, 3), (45, 3)):
         spread = [meeting_spread(n, size, seed) for seed in range(3)]
         print(f"  {n} bots, tables of {size}: pairs never met {[s[0] for s in spread]}, "
               f"met twice or more {[s[1] for s in spread]}, squared meetings "
               f"{[s[2] for s in spread]}")
+
+
+def kirkman_build_times() -> None:
+    """Print how long building each Kirkman triple system up to 99 bots takes (the best
+    of 3, nothing cached; a dry run builds one)."""
+    from arena.tournament.kirkman import built, rounds_of
+
+    times = []
+    for v in built(99):
+        best = math.inf
+        for _ in range(3):
+            rounds_of.cache_clear()
+            start = time.perf_counter()
+            rounds_of(v)
+            best = min(best, time.perf_counter() - start)
+        times.append(f"{v}: {best * 1000:.2f}")
+    print("  " + ", ".join(times) + " ms")
 
 
 def fit_time(bots: int, games: int, seats: int = 4) -> float:
@@ -285,6 +303,8 @@ def main() -> None:
     anchor_figures()
     print("round-robin design, default rounds (seeds 0-2):")
     design_spread()
+    print("Kirkman triple systems at tables of 3, build time by bots:")
+    kirkman_build_times()
     print(f"batch fit, 200 bots x 100k 4-seat games: {fit_time(200, 100_000):.2f} s "
           "(target < 5 s)")
     sys.stdout.flush()

@@ -220,4 +220,8 @@ def kirkman(bots: Sequence[str],
     if rng is not None:
         bots = list(bots)
         rng.shuffle(bots)
-    return [[[bots[p] for p in table] for table in one] for one in rounds]
+    # each round turns its tables' seats by one: the constructions put the same kind of
+    # point first at every table of a round, which left seating.balance most of the work
+    # (a round-robin of 93 bots: 0.9 s, 0.06 s turned)
+    return [[[bots[table[(r + s) % 3]] for s in range(3)] for table in one]
+            for r, one in enumerate(rounds)]
