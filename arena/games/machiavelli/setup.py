@@ -233,7 +233,8 @@ def catalog() -> dict[str, dict[str, str]]:
     casts = {name: ", ".join(f"{c.wire}{star(c in IMPLEMENTED)}" for c in cast)
              + ("  (rank 9 only with 3 or 8 players)" if name != "first-game" else "")
              for name, cast in CAST_PRESETS.items()}
-    casts[RANDOM] = "one random character per rank from the game's seed (* = not played yet)"
+    casts[RANDOM] = ("one random character per rank from the game's seed (those the player "
+                     "count allows)")
     presets = {name: ", ".join(f"{d}{star(d in IMPLEMENTED_DISTRICTS)}" for d in ids)
                for name, ids in PRESETS.items()}
     presets[RANDOM] = "14 unique districts drawn from the game's seed"
