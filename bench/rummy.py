@@ -10,9 +10,9 @@ Prints figures only, no asserts:
   positions its bound left unsettled, against the same check without the dead-state test
   (`dp_bound`), timed on the same positions;
 - the exact going-out search (all cards required) on the same games' positions: its
-  distribution and how often the solver policy's bound would stop it, against the search
-  without the dead-state test and the plain search used before the race (each stopped
-  at 50,000 states);
+  distribution and how often the solver policy's bound would stop it, the policy's (the
+  table and its mirror by turns) against the search upwards only, with and without the
+  dead-state test (each stopped at 50,000 states);
 - in-process games/s of 2- and 4-player random play;
 - the solver bot's results against the random policy (in-process, seats rotated): 2 and
   4 players.
@@ -33,9 +33,9 @@ from arena.games.rummy.actions import Play, RummyAction
 from arena.games.rummy.cards import CARD_TYPES, INDEX
 from arena.games.rummy.dp import OutOfBudget, RankDP
 from arena.games.rummy.moves import simple_plays
-from arena.games.rummy.solver import CHECK_NODES, first_play, solve
+from arena.games.rummy.solver import CHECK_NODES, first_play, race_mirrored, solve
 from arena.games.rummy.state import RummyState
-from arena.games.rummy.strategy import OUT_NODES, solver_policy
+from arena.games.rummy.strategy import OUT_NODES, OUT_TURN, solver_policy
 
 Position = tuple[list[str], list[list[str]]]
 
@@ -196,35 +196,53 @@ def bench_draw_check(searched: list[Position]) -> None:
           " (lower is better)")
 
 
-class PlainSearch(RankDP):
-    """The going-out search as it was: a plain depth-first search, no race (baseline)."""
-
-    def solve(self) -> int:
-        return self._value(self.start, self.start[3])
-
-
 GOING_OUT_CAP = 50_000
 """States after which the bench stops a going-out search (a bound in states, not seconds,
 so that the machine's load cannot cut a search short)."""
 
 
-def going_out(search: type[RankDP], bound: bool, hand: list[str], table: list[list[str]]
-              ) -> tuple[float, float, int | None]:
-    """Return (CPU ms, wall ms, states or None when GOING_OUT_CAP stopped it)."""
-    cards = [c for meld in table for c in meld] + hand
-    found = search(_counts(cards), [0] * CARD_TYPES, 1, GOING_OUT_CAP)
-    if not bound:
-        found.suit_bound = None
-    settled = True
-
-    def run() -> None:
-        nonlocal settled
+def one_way(bound: bool) -> Callable[[list[str]], int | None]:
+    """The going-out search upwards only (with or without the dead-state test): returns
+    its states, None past GOING_OUT_CAP."""
+    def run(cards: list[str]) -> int | None:
+        search = RankDP(_counts(cards), [0] * CARD_TYPES, 1, GOING_OUT_CAP)
+        if not bound:
+            search.suit_bound = None
         try:
-            found.solve()
+            search.solve()
         except OutOfBudget:
-            settled = False
-    cpu, wall = timed(run)
-    return cpu, wall, found.nodes if settled else None
+            return None
+        return search.nodes
+    return run
+
+
+def both_ways(cards: list[str]) -> int | None:
+    """The policy's going-out search (the table and its mirror by turns); its states are
+    counted by the ticks of both searches."""
+    ticks = [0]
+    tick = RankDP._tick
+
+    def counted(search: RankDP) -> None:
+        ticks[0] += 1
+        tick(search)
+    RankDP._tick = counted  # type: ignore[method-assign]
+    try:
+        race_mirrored(cards, [], 1, GOING_OUT_CAP, turn=OUT_TURN)
+    except OutOfBudget:
+        return None
+    finally:
+        RankDP._tick = tick  # type: ignore[method-assign]
+    return ticks[0]
+
+
+def _time_all(search: Callable[[list[str]], int | None], sample: list[Position]
+              ) -> tuple[list[int | None], list[tuple[float, float]]]:
+    states: list[int | None] = []
+    runs = []
+    for hand, table in sample:
+        cards = [c for meld in table for c in meld] + hand
+        runs.append(timed(lambda cards=cards: states.append(search(cards))))  # type: ignore[misc]
+    return states, runs
 
 
 def bench_going_out(every: list[Position]) -> None:
@@ -233,18 +251,17 @@ def bench_going_out(every: list[Position]) -> None:
           f"positions, stopped at {GOING_OUT_CAP} states; the solver policy bounds it at "
           f"{OUT_NODES} states:")
     p99s = []
-    for name, search, bound in (("race + dead-state test", RankDP, True),
-                                ("race, no dead-state test (before)", RankDP, False),
-                                ("plain search (before the race)", PlainSearch, False)):
-        runs = [going_out(search, bound, *p) for p in sample]
-        cpu = [c for c, _, _ in runs]
-        over = sum(n is None or n > OUT_NODES for _, _, n in runs)
-        print(f"  {name}: CPU {spread(cpu)}; wall {spread([w for _, w, _ in runs])}; "
+    for name, search in (("the table and its mirror by turns (the policy's)", both_ways),
+                         ("upwards only, dead-state test", one_way(True)),
+                         ("upwards only, no dead-state test (before)", one_way(False))):
+        states, runs = _time_all(search, sample)
+        cpu = [c for c, _ in runs]
+        over = sum(n is None or n > OUT_NODES for n in states)
+        print(f"  {name}: CPU {spread(cpu)}; wall {spread([w for _, w in runs])}; "
               f"past {OUT_NODES} states (the policy's bound): {over}; past "
-              f"{GOING_OUT_CAP}: {sum(n is None for _, _, n in runs)}")
+              f"{GOING_OUT_CAP}: {states.count(None)}")
         p99s.append(p99(cpu))
-    print(f"  p99 CPU ratio, new / before: {p99s[0] / p99s[1]:.2f}, new / plain: "
-          f"{p99s[0] / p99s[2]:.2f} (lower is better)")
+    print(f"  p99 CPU ratio, the policy's / before: {p99s[0] / p99s[2]:.2f} (lower is better)")
 
 
 def bench_random_play() -> None:

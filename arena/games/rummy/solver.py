@@ -36,9 +36,9 @@ MIRROR_TURN = 4_000
 CHECK_NODES = 10_000
 """States the "may this seat draw?" search may visit, both directions together: about
 0.15-0.2 s of CPU at most on a loaded 2-core machine (the goal: never threaten a bot's
-clock). On the 356 positions of bench/rummy.py's 12 real games that need a search (no
-cheap move), 6 are left unsettled (27-30 before the dead-state test of `dp_bound` and the
-mirror); bench/rummy.py prints the distribution and how many are left unsettled."""
+clock). On the 346-356 positions of bench/rummy.py's 12 real games that need a search (no
+cheap move), 7-11 are left unsettled (26-30 before the dead-state test of `dp_bound` and
+the mirror); bench/rummy.py prints the distribution and how many are left unsettled."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,25 +112,28 @@ def first_play(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: 
         return _as_solution(table, cheap[0], optimal=False)
     if keep_table:
         return None  # only whole melds from hand, and the cheap moves hold every one
-    melds = _race_mirrored(hand, table, max_jokers, node_limit)
+    melds = race_mirrored([c for meld in table for c in meld], hand, max_jokers, node_limit)
     return None if melds is None else _as_solution(table, melds, optimal=False)
 
 
-def _race_mirrored(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int,
-                   node_limit: int | None) -> list[tuple[str, ...]] | None:
-    """Return the melds of some play, or None when there is none: the feasibility search
-    on the table and on its mirror (`cards.mirrored`) by turns, `node_limit` states in all.
+def race_mirrored(required: Sequence[str], optional: Sequence[str], max_jokers: int,
+                  node_limit: int | None, *, turn: int = MIRROR_TURN,
+                  deadline: float | None = None) -> list[tuple[str, ...]] | None:
+    """Return melds holding every `required` card and, when there are `optional` cards,
+    at least one of them (the first solution met, not the best); None when there is none.
 
-    The programme reads the values upwards; on some late-game tables it needs ten times
-    the states upwards that it needs downwards, or the reverse (measured on the bench's
-    positions: 14,000-57,000 states one way, 900-7,600 the other). Neither is known in
-    advance, so each gets turns, doubling; what a turn settled stays in its memo.
+    The feasibility search on the cards and on their mirror (`cards.mirrored`) by turns of
+    `turn` states, doubling, `node_limit` states in all; raises `dp.OutOfBudget` past it
+    (or past `deadline`). The programme reads the values upwards; on some late-game tables
+    it needs ten times the states upwards that it needs downwards, or the reverse
+    (measured on the bench's positions: 14,000-57,000 states one way, 900-7,600 the
+    other). Neither is known in advance, so each gets turns; what a turn settled stays in
+    its memo.
     """
-    required = [c for meld in table for c in meld]
-    searches = [RankDP(_counts(cards), _counts(held), max_jokers)
-                for cards, held in ((required, hand), ([mirrored(c) for c in required],
-                                                       [mirrored(c) for c in hand]))]
-    turn, spent = MIRROR_TURN, 0
+    searches = [RankDP(_counts(cards), _counts(held), max_jokers, None, deadline)
+                for cards, held in ((required, optional), ([mirrored(c) for c in required],
+                                                           [mirrored(c) for c in optional]))]
+    spent = 0
     while True:
         for flip, search in enumerate(searches):
             step = turn if node_limit is None else min(turn, node_limit - spent)
@@ -139,11 +142,13 @@ def _race_mirrored(hand: Sequence[str], table: Sequence[Sequence[str]], max_joke
             search.node_limit = search.nodes + step
             before = search.nodes
             try:
-                found = search.gains()
+                found = search.gains() > 0 if optional else search.solve() > NEG
             except OutOfBudget:
                 spent += search.nodes - before
+                if deadline is not None and time.perf_counter() > deadline:
+                    raise
                 continue
-            if found <= 0:
+            if not found:
                 return None
             melds = search.melds()
             return [canonical([mirrored(c) for c in meld] if flip else meld) for meld in melds]

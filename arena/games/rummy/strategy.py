@@ -23,11 +23,15 @@ from arena.games.rummy.actions import Draw, Play, RummyAction
 from arena.games.rummy.cards import INDEX, JOKER, PENALTY
 from arena.games.rummy.dp import OutOfBudget
 from arena.games.rummy.moves import simple_plays
-from arena.games.rummy.solver import placed_cards, search_table, solve
+from arena.games.rummy.solver import placed_cards, race_mirrored, solve
 
 OUT_NODES = 1_500
 """Search budget of the going-out check (states): a going-out play, when there is one, is
 found within a few hundred states; the budget bounds the proofs that there is none."""
+OUT_TURN = 500
+"""States of the first turn of each direction (the table, its mirror) in the going-out
+search: a late-game table one direction settles in 1,000 states may take the other
+40,000 (bench/rummy.py)."""
 PLAY_NODES = 1_000
 """Search budget of a rebuild when no cheap move exists."""
 
@@ -38,10 +42,11 @@ def going_out(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: i
     """Return a play that places the whole hand, or None (none, or none found in budget)."""
     cards = [c for meld in table for c in meld] + list(hand)
     try:
-        found = search_table(cards, [], max_jokers, node_limit, _deadline(time_limit))
+        found = race_mirrored(cards, [], max_jokers, node_limit, turn=OUT_TURN,
+                              deadline=_deadline(time_limit))
     except OutOfBudget:
         return None
-    return None if found is None else Play(tuple(found[1]))
+    return None if found is None else Play(tuple(found))
 
 
 def _deadline(time_limit: float | None) -> float | None:
