@@ -8,17 +8,18 @@ mod n in every orbit) of one or two base classes, so only those are searched: pa
 of the v points into triples such that the developed rounds cover every pair once.
 Three shapes (`Shape.kind`), m = (v - 1) / 2:
 
-- "orbits" (m not a multiple of 4): n is the odd part of m, 2m / n orbits, m / n base
-  classes each shifted n times: two orbits and one class for v = 15, 27, 39, ...; four
-  orbits and two classes for v = 21, 45, 69, 93. (A group of even order cannot act so:
-  the pairs {x, x + n/2} of an orbit would be covered twice or never.)
-- "rotational" (m a multiple of 4): n = v - 1, one orbit, one base class that the shift by
-  m maps onto itself, shifted m times (1-rotational: v = 33, 57, 81, ...); its triple
-  through the fixed point is {inf, 0, m}, its others come in pairs b, b + m.
+- "orbits": n is the odd part of m, 2m / n orbits, m / n base classes each shifted n
+  times: two orbits and one class where m is odd (v = 15, 39, 63, 87, ...), four orbits
+  and two classes where m = 2 mod 4 (v = 21, 45, 69, 93, ...). A group of even order
+  cannot act so: the pairs {x, x + n/2} of an orbit would be covered twice or never.
+- "rotational" (the default where v = 3 or 9 mod 24): n = v - 1, one orbit, one base
+  class that the shift by m maps onto itself, shifted m times (1-rotational: v = 27, 33,
+  51, 57, 75, ...); its triple through the fixed point is {inf, 0, m}, its others come
+  in pairs b, b + m.
 - "triad" (v = 9 mod 12): n = (v - 3) / 2, two orbits and three fixed points; one base
   class shifted n times, and one round that every shift maps onto itself: the fixed
-  points together, and {x, x + n/3, x + 2n/3} in each orbit. Searched where "orbits"
-  with four orbits is slow to find (v = 69, 93).
+  points together, and {x, x + n/3, x + 2n/3} in each orbit (45 was found at once; 69,
+  the one v up to 99 that no other source builds, was not found in the minutes tried).
 
 The search is simulated annealing on the sum over pair orbits of (times covered -
 times wanted)^2, moving points between the triples of a base class, from a seeded random
