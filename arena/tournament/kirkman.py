@@ -1,13 +1,13 @@
 """Kirkman triple systems: v bots at tables of 3 in (v - 1) / 2 rounds, every pair once.
 
 A KTS(v) exists for every v = 3 mod 6 (Ray-Chaudhuri and Wilson, 1971). Arena builds one
-for each v in `built()` (every v from 3 to 99 but 69, and many above), from three
+for each v in `built()` (every v from 3 to 99, and many above), from three
 sources, tried in this order:
 
 - base classes found by a seeded search (`arena.tournament.kirkman_search`) and stored in
   `STORED`: the rounds are shifts of one or two base classes under a cyclic group Z_n
   that fixes one or three points (the kind of shape follows from n, see `Shape`): 15,
-  21, 33, 39, 51, 57, 75, 87;
+  21, 33, 39, 51, 57, 69, 75, 87;
 - tripling: a KTS(w) gives a KTS(3w) (below), from KTS(3), a single table, up: 9, 27,
   81, 243; and 45 from 15, 63 from 21, 99 from 33, ...;
 - the classical construction for 3q, q a prime = 1 mod 6 (`three_q`): 93, 111, 129, ...
@@ -52,6 +52,10 @@ STORED: dict[int, tuple[int, int, str]] = {
     57: (56, 0,
          "56,0,28 14,27,17 34,33,39 26,49,22 46,9,25 52,10,35 41,43,19 3,12,23 44,29,36 48,4,30 "
          "42,55,45 6,5,11 54,21,50 18,37,53 24,38,7 13,15,47 31,40,51 16,1,8 20,32,2"),
+    69: (33, 57,
+         "26,36,29 61,68,13 12,2,31 54,24,23 63,30,67 37,28,33 9,1,22 14,34,64 60,11,6 44,59,7 "
+         "35,62,3 5,20,65 45,40,4 57,50,32 48,19,25 39,53,51 43,56,21 58,49,41 10,38,27 15,8,17 "
+         "52,42,18 55,66,16 0,47,46"),
     75: (74, 3,
          "74,0,37 2,5,53 44,73,45 11,60,43 41,65,56 54,10,46 69,1,13 51,24,31 63,67,3 33,12,52 "
          "21,62,64 22,57,35 18,29,34 39,42,16 7,36,8 48,23,6 4,28,19 17,47,9 32,38,50 14,61,68 "
@@ -61,14 +65,16 @@ STORED: dict[int, tuple[int, int, str]] = {
          "31,81,76 24,53,63 38,66,46 10,83,80 23,49,55 5,69,60 33,77,52 20,61,68 3,50,79 "
          "37,72,57 12,71,58 19,73,56 41,34,36 4,18,14 35,7,15 16,29,13 11,28,17 21,30,9 1,26,25"),
 }
-"""The base classes found by `python -m arena.tournament.kirkman_search V` (seed given
-here, and the multiplier of `MULTIPLIERS` where there is one; tests/tournament/
+"""The base classes found by `python -m arena.tournament.kirkman_search V` (from the seed
+given here, with the arguments of `SEARCHED_AS` where it names some); tests/tournament/
 test_kirkman.py runs the searches again and checks that they find these, and checks
-every system built)."""
+every system built."""
 
-MULTIPLIERS: dict[int, int] = {87: 41}
-"""The v whose base class was searched among those that multiplying each point by a unit
-mod n maps onto itself, and that unit (41, of order 7 mod 43: 4 triples searched, not 28)."""
+SEARCHED_AS: dict[int, str] = {69: "69:triad::60000", 87: "87:orbits:41"}
+"""The argument that found the v whose search was not the default one: 69 under the
+triad shape, 60,000 moves per seed (restarts find it sooner than long runs: its
+annealing sits at one collision); 87 among the base classes that multiplying each point
+by 41 maps onto themselves (41 has order 7 mod 43: 4 triples searched, not 28)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,17 +18,18 @@ Three shapes (`Shape.kind`), m = (v - 1) / 2:
   in pairs b, b + m.
 - "triad" (v = 9 mod 12): n = (v - 3) / 2, two orbits and three fixed points; one base
   class shifted n times, and one round that every shift maps onto itself: the fixed
-  points together, and {x, x + n/3, x + 2n/3} in each orbit (45 was found at once; 69,
-  the one v up to 99 that no other source builds, was not found in the minutes tried).
+  points together, and {x, x + n/3, x + 2n/3} in each orbit (45 was found at once, 69
+  from the 58th seed, by restarts of 60,000 moves: the one v up to 99 that no other
+  source builds).
 
 The search is simulated annealing on the sum over pair orbits of (times covered -
 times wanted)^2, moving points between the triples of a base class, from a seeded random
 source, so that a run is reproducible: `python -m arena.tournament.kirkman_search V`
-prints the entry `arena.tournament.kirkman` stores for V (V:kind:multiplier where it
-names a multiplier). A multiplier restricts the search to base classes that multiplying
-every point by a unit mod n maps onto themselves (as the classical constructions are):
-87 was found so in a few hundred moves, where the plain search had not found it in
-minutes.
+prints the entry `arena.tournament.kirkman` stores for V (with the arguments that
+`kirkman.SEARCHED_AS` names, where it names some). A multiplier restricts the search
+to base classes that multiplying every point by a unit mod n maps onto themselves (as
+the classical constructions are): 87 was found so in a few hundred moves, where the
+plain search had not found it in minutes.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import math
 import random
 import sys
 import textwrap
+from dataclasses import dataclass
 
 from arena.tournament.kirkman import Kind, Shape, Triple
 
@@ -292,18 +294,38 @@ def entry(form: Shape, seed: int, classes: list[list[Triple]]) -> str:
     return f"    {form.v}: ({form.n}, {seed},\n         \"{body}\"),"
 
 
-def main(argv: list[str]) -> None:
-    """Search each V of `argv` ("V", "V:kind" or "V:kind:multiplier") from seed 0 up;
-    print what is found."""
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What one command-line argument asks to search."""
+
+    form: Shape
+    multiplier: int = 1
+    steps: int = STEPS
+    """Moves per seed."""
+
+
+def parse(arg: str) -> Run:
+    """Read "V[:kind[:multiplier[:steps]]]" (kind empty for the default one).
+
+    Raises:
+        ValueError: not so, or no shape of that kind for V.
+    """
     kinds: dict[str, Kind | None] = {"": None, "orbits": "orbits", "rotational": "rotational",
                                      "triad": "triad"}
+    v, kind, multiplier, steps = (arg.split(":") + ["", "", ""])[:4]
+    if kind not in kinds:
+        raise ValueError(f"{arg}: the kind is one of orbits, rotational, triad")
+    return Run(shape(int(v), kinds[kind]), int(multiplier or 1), int(steps or STEPS))
+
+
+def main(argv: list[str]) -> None:
+    """Search each argument's V (see `parse`) from seed 0 up; print what is found."""
     for arg in argv:
-        v, kind, multiplier = (arg.split(":") + ["", "1"])[:3]
-        form = shape(int(v), kinds[kind])
+        run = parse(arg)
         for seed in range(1000):
-            found = search(form, seed, STEPS, int(multiplier))
+            found = search(run.form, seed, run.steps, run.multiplier)
             if found is not None:
-                print(entry(form, seed, found), flush=True)
+                print(entry(run.form, seed, found), flush=True)
                 break
 
 

@@ -353,7 +353,7 @@ def test_a_fixed_schedule_answers_for_each_of_its_rounds() -> None:
         assert schedule.next_round(plan.round, [], {}, History.of([])) == plan
 
 
-@pytest.mark.parametrize(("n", "size"), [(15, 3), (21, 3), (27, 3), (33, 3), (45, 3),
+@pytest.mark.parametrize(("n", "size"), [(15, 3), (21, 3), (27, 3), (33, 3), (45, 3), (69, 3),
                                          (93, 3), (64, 4)])
 def test_kirkman_and_affine_space_fields_meet_each_other_exactly_once(n: int,
                                                                        size: int) -> None:
