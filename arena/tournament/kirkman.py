@@ -1,8 +1,8 @@
 """Kirkman triple systems: v bots at tables of 3 in (v - 1) / 2 rounds, every pair once.
 
 A KTS(v) exists for every v = 3 mod 6 (Ray-Chaudhuri and Wilson, 1971). Arena builds one
-for each v in `built()` (every v from 3 to 99, and many above), from three
-sources, tried in this order:
+for each v in `built()` (every v from 3 to 99, and many above), from three sources,
+tried in this order:
 
 - base classes found by a seeded search (`arena.tournament.kirkman_search`) and stored in
   `STORED`: the rounds are shifts of one or two base classes under a cyclic group Z_n
@@ -19,7 +19,8 @@ Each round of the KTS(w) and each slope c make a round; the columns make one mor
 3 (w - 1) / 2 + 1 = (3w - 1) / 2 rounds. Two points of different columns share a table
 of the KTS(w), and one line of it; two of one column share their column.
 
-Building takes about a millisecond at 99 bots (`bench/tournament.py` prints each v's).
+Building one takes at most about a millisecond up to 99 bots (`bench/tournament.py`
+prints each v's).
 """
 
 from __future__ import annotations
@@ -171,12 +172,12 @@ def _primitive_root(q: int) -> int | None:
 def three_q(q: int) -> list[list[Triple]] | None:
     """The rounds of a KTS(3q) for a prime q = 6t + 1, or None for another q.
 
-    The classical construction (Ray-Chaudhuri and Wilson): points (x, j) = j * q + x, x in
-    Z_q, j in Z_3; g a primitive root, e = g^(2t) a cube root of unity. A_i = {(g^i, 0),
-    (g^(i+2t), 1), (g^(i+4t), 2)}. For each i whose sextant i // t is 0, 2 or 4, the
-    shifts of A_i are a round; the other q rounds are the shifts of one class: {(0, 0),
-    (0, 1), (0, 2)}, the cosets {(g^i, j), (g^i e, j), (g^i e^2, j)} for i < t in each
-    orbit j, and A_i for the sextants 1, 3 and 5."""
+    A classical direct construction (the tests check it for each such q up to 43): the
+    points (x, j) = j * q + x, x in Z_q, j in Z_3; g a primitive root, e = g^(2t) a cube
+    root of unity. A_i = {(g^i, 0), (g^(i+2t), 1), (g^(i+4t), 2)}. For each i whose sextant
+    i // t is 0, 2 or 4, the shifts of A_i are a round; the other q rounds are the shifts of
+    one class: {(0, 0), (0, 1), (0, 2)}, the cosets {(g^i, j), (g^i e, j), (g^i e^2, j)} for
+    i < t in each orbit j, and A_i for the sextants 1, 3 and 5."""
     g = _primitive_root(q)
     if g is None or q % 6 != 1:
         return None
