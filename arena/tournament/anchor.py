@@ -30,10 +30,14 @@ from __future__ import annotations
 import functools
 import itertools
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from arena.tournament.designs import resolvable
+
+if TYPE_CHECKING:
+    import networkx as nx
 from arena.tournament.grouping import Cost, Met
 
 ANCHOR_FIELD = 64
@@ -47,11 +51,14 @@ TRIAL_NODES = 20
 """A candidate round is tried with at most this many assignments per bot (a placing that
 fits is found in about one assignment per bot, up to twenty in the less symmetric Kirkman
 systems; one that does not fit would search on to the budget)."""
+ISOMORPHISM_TRIES = 40
+"""`by_isomorphism` checks at most this many assignments of classes to rounds."""
 PLACINGS = 8
 """Placings of the played rounds sampled per round (each searched with the budget of a
 candidate): each offers the design's unplayed classes under it as the next round."""
 
 Tables = Sequence[Sequence[str]]
+T = TypeVar("T", bound=Hashable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +109,31 @@ def design_for(n: int, size: int) -> Design | None:
                   tuple(map(tuple, mask)))
 
 
+def meeting_profile(first: Sequence[Sequence[T]], where: Mapping[T, int]) -> tuple[
+        tuple[int, ...], ...]:
+    """How two partitions of one set cross, as an invariant of relabelling: for each part
+    of `first`, how many parts of the second (`where`: each element's part) it shares with
+    each other part of `first`, sorted.
+
+    Two rounds can be two classes of a design only if they cross as those classes do; in
+    the Kirkman systems the pairs of classes cross in 6-16 different ways, so checking it
+    spares the placing search the subtrees of every wrong pair (21 bots at tables of 3:
+    some placings of two rounds took over 200,000 assignments without it)."""
+    parts = [frozenset(where[x] for x in part) for part in first]
+    return tuple(sorted(tuple(sorted(len(a & b) for b in parts if b is not a)) for a in parts))
+
+
+@functools.cache
+def class_profile(n: int, size: int, first: int, second: int) -> tuple[
+        tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    """`meeting_profile` of two classes of the design for n bots at tables of `size`, both
+    ways round."""
+    design = design_for(n, size)
+    assert design is not None
+    return (meeting_profile(design.members[first], dict(enumerate(design.block[second]))),
+            meeting_profile(design.members[second], dict(enumerate(design.block[first]))))
+
+
 @dataclass(frozen=True, slots=True)
 class Placing:
     """Bots placed on a design's points, and the class each round is."""
@@ -119,19 +151,99 @@ def embed(design: Design, rounds: Sequence[Tables], hint: Placing | None = None,
 
     The search restarts with the points tried in another (seeded) order, each try allowed
     twice the assignments of the one before, starting from one per point: a wrong early
-    choice can cost an exhaustive subtree, and in the less symmetric Kirkman systems (33
-    bots) one long search failed within 20,000 assignments where restarts find a placing
-    in a few hundred."""
-    allowed = design.points
+    choice can cost an exhaustive subtree (49 bots at tables of 7: one search of 20,000
+    assignments missed placings that restarts find in a few hundred). Where that fails
+    and the rounds are whole, `by_isomorphism` is tried (the Kirkman systems, whose few
+    symmetries leave the bot-by-bot search lost in wrong subtrees)."""
+    allowed, left = design.points, budget
     for attempt in itertools.count():
-        allowed = min(allowed, budget)
+        allowed = min(allowed, left)
         order = random.Random(attempt) if attempt else None
         found = _Search(design, rounds, hint, allowed, order).run()
-        budget -= allowed
-        if found is not None or budget <= 0:
+        left -= allowed
+        if found is not None:
             return found
+        if left <= 0:
+            break
         allowed *= 2
-    return None
+    if budget < SEARCH_NODES:  # a candidate's check: not worth the fallback
+        return None
+    return by_isomorphism(design, rounds)
+
+
+def by_isomorphism(design: Design, rounds: Sequence[Tables],
+                   tries: int = ISOMORPHISM_TRIES) -> Placing | None:
+    """A placing of whole `rounds` found class by class: each round is given a class that
+    crosses the classes given to the earlier rounds as it crosses those rounds
+    (`meeting_profile`), and the rounds so far are matched to their classes by a labelled
+    graph isomorphism (VF2++, networkx) of bots and tables to points and blocks before
+    the next round is given one; at most `tries` isomorphisms. None if a round is not
+    whole."""
+    if any(sum(map(len, tables)) != design.points for tables in rounds):
+        return None
+    import networkx as nx  # as in `swiss`: imported where used, it is slow to import
+
+    kinds: list[int] = []
+    count = 0
+
+    def matched() -> dict[tuple[object, ...], tuple[object, ...]] | None:
+        """A labelled isomorphism between the rounds given classes so far and those
+        classes' blocks, or None."""
+        nonlocal count
+        count += 1
+        blocks = [[list(block) for block in design.members[c]] for c in kinds]
+        return nx.vf2pp_isomorphism(_incidence(rounds[:len(kinds)]), _incidence(blocks),
+                                    node_label="label")
+
+    def assign() -> Placing | None:
+        i = len(kinds)
+        for c in range(design.classes):
+            if c in kinds or not all(
+                    _profile(rounds, i, j) == class_profile(design.points, design.size, c, e)
+                    for j, e in enumerate(kinds)):
+                continue
+            kinds.append(c)
+            # every prefix must match already: prune a wrong class before extending it
+            mapping = matched() if len(kinds) >= 2 or len(kinds) == len(rounds) else {}
+            found: Placing | None = None
+            if mapping is not None and len(kinds) == len(rounds):
+                point = {cast(str, node[1]): cast(int, target[1])
+                         for node, target in mapping.items() if node[0] == "bot"}
+                found = Placing(point, tuple(kinds))
+            elif mapping is not None and count < tries:
+                found = assign()
+            kinds.pop()
+            if found is not None or count >= tries:
+                return found
+        return None
+
+    return assign()
+
+
+def _incidence(rounds: Sequence[Sequence[Sequence[object]]]) -> nx.Graph[tuple[object, ...]]:
+    """The bots (or points) and the tables (or blocks) of `rounds`, each table joined to
+    its members and labelled by its round."""
+    import networkx as nx
+
+    graph: nx.Graph[tuple[object, ...]] = nx.Graph()
+    for i, tables in enumerate(rounds):
+        for j, table in enumerate(tables):
+            graph.add_node(("table", i, j), label=i)
+            for member in table:
+                graph.add_node(("bot", member), label=-1)
+                graph.add_edge(("table", i, j), ("bot", member))
+    return graph
+
+
+@functools.lru_cache(maxsize=4096)
+def _profile_cached(key: tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]
+                    ) -> tuple[object, object]:
+    first, second = key
+    return (meeting_profile(first, _parts(second)), meeting_profile(second, _parts(first)))
+
+
+def _profile(rounds: Sequence[Tables], i: int, j: int) -> tuple[object, object]:
+    return _profile_cached((tuple(map(tuple, rounds[i])), tuple(map(tuple, rounds[j]))))
 
 
 class _Search:
@@ -147,6 +259,9 @@ class _Search:
                 for a in table:
                     self.mates.setdefault(a, []).extend((b, i) for b in table if b != a)
         self.bots = sorted(self.mates)
+        self.rounds = rounds
+        self.whole = [sum(map(len, tables)) == design.points for tables in rounds]
+        self.profiles: dict[tuple[int, int], tuple[object, object]] = {}
         self.point: dict[str, int] = {}
         self.free = (1 << design.points) - 1
         self.kind = [-1] * len(rounds)
@@ -227,13 +342,34 @@ class _Search:
             if p is None or self.kind[i] >= 0:
                 continue
             c = self.d.line[p][q]
-            if c in self.kind:
+            if c in self.kind or not self._crosses(i, c):
                 for j in fixed:
                     self.kind[j] = -1
                 return None
             self.kind[i] = c
             fixed.append(i)
         return fixed
+
+    def _crosses(self, i: int, c: int) -> bool:
+        """Whether round i can be class c: it crosses every whole round of a fixed class
+        as the two classes cross (`meeting_profile`)."""
+        if not self.whole[i]:
+            return True
+        for j, e in enumerate(self.kind):
+            if e < 0 or j == i or not self.whole[j]:
+                continue
+            key = (i, j)
+            if key not in self.profiles:
+                self.profiles[key] = (
+                    meeting_profile(self.rounds[i], _parts(self.rounds[j])),
+                    meeting_profile(self.rounds[j], _parts(self.rounds[i])))
+            if self.profiles[key] != class_profile(self.d.points, self.d.size, c, e):
+                return False
+        return True
+
+
+def _parts(tables: Tables) -> dict[str, int]:
+    return {b: index for index, table in enumerate(tables) for b in table}
 
 
 def anchored_round(ranked: Sequence[str], played: Sequence[Tables], rounds_left: int,

@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from arena.tournament import anchor
-from arena.tournament.anchor import Placing, anchored_round, design_for, embed
+from arena.tournament.anchor import (
+    Placing,
+    anchored_round,
+    by_isomorphism,
+    class_profile,
+    design_for,
+    embed,
+    meeting_profile,
+)
 from arena.tournament.designs import resolvable
 from arena.tournament.grouping import Cost, counter_met
 from arena.tournament.pairing import History, RoundPlan, round_robin, swiss_round
@@ -204,3 +212,49 @@ def test_a_withdrawal_from_an_anchored_swiss_goes_on_unanchored(tmp_path: Path) 
         assert_once_per_round(plan)
         assert sorted(len(t.bots) for t in plan.tables) == [2, 3, 3] and not plan.byes
         assert {b for t in plan.tables for b in t.bots} == eight
+
+
+@pytest.mark.parametrize(("n", "size", "count"), [(15, 3, 2), (15, 3, 5), (16, 4, 3),
+                                                  (27, 3, 3)])
+def test_the_isomorphism_fallback_places_whole_rounds_of_a_relabelled_design(
+        n: int, size: int, count: int) -> None:
+    design = design_for(n, size)
+    assert design is not None
+    played = random.Random(count).sample(relabelled(n, size, seed=count), count)
+    placing = by_isomorphism(design, played)
+    assert placing is not None and sorted(placing.point.values()) == list(range(n))
+    for tables, kind in zip(played, placing.kind, strict=True):
+        assert all(len({design.block[kind][placing.point[b]] for b in t}) == 1
+                   for t in tables)
+    # a partial round is not whole: the fallback does not place it
+    assert by_isomorphism(design, [*played[:1], played[1][:1]]) is None
+
+
+def crossing(first: list[list[str]], second: list[list[str]]) -> tuple[object, object]:
+    def parts(tables: list[list[str]]) -> dict[str, int]:
+        return {b: i for i, t in enumerate(tables) for b in t}
+
+    return meeting_profile(first, parts(second)), meeting_profile(second, parts(first))
+
+
+def test_rounds_that_cross_unlike_any_two_classes_never_fit() -> None:
+    # the crossing of two rounds is kept by any relabelling: two classes of a relabelled
+    # Kirkman system cross as two of its classes do; a second round without a repeat that
+    # crosses the first otherwise fits no placing
+    profiles = {class_profile(15, 3, c, e) for c in range(7) for e in range(7) if c != e}
+    rounds = relabelled(15, 3, seed=0)
+    assert crossing(rounds[0], rounds[3]) in profiles
+    rng = random.Random(1)
+    first = rounds[0]
+    met = {frozenset((a, b)) for t in first for a in t for b in t if a != b}
+    while True:
+        order = names(15)
+        rng.shuffle(order)
+        second = [order[i:i + 3] for i in range(0, 15, 3)]
+        if any(frozenset((a, b)) in met for t in second for a in t for b in t if a != b):
+            continue
+        if crossing(first, second) not in profiles:
+            break
+    design = design_for(15, 3)
+    assert design is not None
+    assert embed(design, [first, second]) is None
