@@ -214,7 +214,8 @@ def anchor_figures() -> None:
     from tests.tournament.test_schedules import names, play_table_swiss, repeated_tables
 
     limit = anchor.ANCHOR_FIELD
-    for n, size, rounds in ((9, 3, 4), (15, 3, 7), (16, 4, 5), (25, 5, 6), (27, 3, 13)):
+    for n, size, rounds in ((9, 3, 4), (15, 3, 7), (16, 4, 5), (21, 3, 10), (25, 5, 6),
+                            (27, 3, 13), (33, 3, 16)):
         seeds = range(10)
         figures = []
         for field in (limit, 0):  # anchored, then unanchored (no field is small enough)

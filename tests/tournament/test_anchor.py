@@ -32,7 +32,7 @@ from tests.tournament.test_schedules import (
     repeated_tables,
 )
 
-ANCHORED = [(9, 3, 4), (15, 3, 7), (16, 4, 5), (25, 5, 6)]
+ANCHORED = [(9, 3, 4), (15, 3, 7), (16, 4, 5), (25, 5, 6), (21, 3, 10)]
 """(bots, seats, rounds): fields with a perfect resolvable design, all its rounds played."""
 
 
