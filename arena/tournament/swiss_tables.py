@@ -19,8 +19,9 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from arena.tournament.anchor import Tables, anchored_round
+from arena.tournament.anchor import anchored_round
 from arena.tournament.grouping import Cost, counter_met, greedy, improve, search
+from arena.tournament.placing import Tables
 
 SWISS_KICKS = 400
 """At most this many perturbations of a round's local search, aimed at the tables that
@@ -59,7 +60,7 @@ def swiss_tables(playing: Sequence[str], sizes: Sequence[int],
     cost = Cost(met, rank, weight, weight * len(playing) ** 2)
     found = greedy(playing, sizes, met, window=3 * max(sizes, default=1))
     search(found, cost, rng, SWISS_KICKS)
-    if played and (anchored := anchored_round(playing, played, rounds_left, cost, met,
+    if played and (anchored := anchored_round(playing, played, cost, met,
                                               random.Random(rng.random()), [found])
                    ) is not None:
         return anchored, (0, 0)

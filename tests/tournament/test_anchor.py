@@ -10,18 +10,18 @@ from pathlib import Path
 import pytest
 
 from arena.tournament import anchor
-from arena.tournament.anchor import (
+from arena.tournament.anchor import anchored_round
+from arena.tournament.designs import resolvable
+from arena.tournament.grouping import Cost, counter_met
+from arena.tournament.pairing import History, RoundPlan, round_robin, swiss_round
+from arena.tournament.placing import (
     Placing,
-    anchored_round,
     by_isomorphism,
     class_profile,
     design_for,
     embed,
     meeting_profile,
 )
-from arena.tournament.designs import resolvable
-from arena.tournament.grouping import Cost, counter_met
-from arena.tournament.pairing import History, RoundPlan, round_robin, swiss_round
 from arena.tournament.store import Store
 from tests.tournament.test_changes import cut_after, resume
 from tests.tournament.test_runner import config, run
@@ -99,23 +99,31 @@ def test_a_failed_search_stops_at_its_budget() -> None:
     assert embed(design, rounds[:3]) is not None
 
 
-def anchored(ranked: list[str], plans: list[RoundPlan], left: int,
+def anchored(ranked: list[str], plans: list[RoundPlan],
              candidates: tuple[list[list[str]], ...] = ()) -> list[list[str]] | None:
     history = History.of(plans)
     met = counter_met(history.meetings)
     cost = Cost(met, {b: i for i, b in enumerate(ranked)})
-    return anchored_round(ranked, history.tables, left, cost, met, random.Random(0),
-                          candidates)
+    return anchored_round(ranked, history.tables, cost, met, random.Random(0), candidates)
 
 
 def test_the_anchor_holds_only_where_a_design_covers_the_rounds() -> None:
     bots = names(15)
-    plans = play_table_swiss(15, 3, 2, seed=0)
-    assert anchored(bots, plans, 5) is not None  # 2 + 5 = the design's 7 rounds
-    assert anchored(bots, plans, 6) is None  # more rounds than the design has
-    assert anchored(bots, [], 7) is None  # round 1: any grouping is a class of the design
+    plans = play_table_swiss(15, 3, 7, seed=0)
+    assert anchored(bots, plans[:2]) is not None
+    assert anchored(bots, plans[:6]) is not None  # the design's last round
+    assert anchored(bots, plans) is None  # all 7 played: every pair has met
+    assert anchored(bots, []) is None  # round 1: any grouping is a class of the design
     bigger = names(18)
-    assert anchored(bigger, play_table_swiss(18, 3, 2, seed=0), 3) is None  # no design
+    assert anchored(bigger, play_table_swiss(18, 3, 2, seed=0)) is None  # no design
+
+
+def test_a_swiss_longer_than_the_design_repeats_only_after_its_rounds() -> None:
+    # 9 bots at tables of 3, 6 rounds: the affine plane has 4; rounds 5 and 6 repeat at
+    # every table (everyone has met everyone), as the design's own rounds 5 and 6 do
+    plans = play_table_swiss(9, 3, 6, seed=1)
+    assert repeated_tables(plans[:4])[0] == 0
+    assert repeated_tables(plans) == repeated_tables(round_robin(names(9), 3, 3, 1, 1, 6))
 
 
 def test_a_field_change_drops_the_anchor_and_the_swiss_goes_on() -> None:
@@ -124,13 +132,13 @@ def test_a_field_change_drops_the_anchor_and_the_swiss_goes_on() -> None:
     # are not partitions of it, so the anchor is dropped and the Swiss pairs as unanchored
     plans = play_table_swiss(16, 4, 2, seed=3)
     field = [b for b in names(16) if b != "b03"] + ["late"]
-    assert anchored(field, plans, 3) is None
+    assert anchored(field, plans) is None
     plan = swiss_round(3, field, History.of(plans), 4, 4, 1, None, 3)
     assert_once_per_round(plan)
     assert {b for t in plan.tables for b in t.bots} == set(field)
     # a withdrawal alone (15 bots at tables of 4 or 3) has no design at all
     short = [b for b in names(16) if b != "b03"]
-    assert anchored(short, plans, 3) is None
+    assert anchored(short, plans) is None
     assert_once_per_round(swiss_round(3, short, History.of(plans), 4, 3, 1, None, 3))
 
 
@@ -141,10 +149,10 @@ def test_the_unanchored_round_is_played_when_it_fits_and_not_when_it_does_not() 
     plan = RoundPlan.from_json({"round": 1, "byes": [], "tables": [[t] for t in first]})
     ranked = ["b0", "b3", "b6", "b1", "b4", "b7", "b2", "b5", "b8"]
     ideal = [["b0", "b3", "b6"], ["b1", "b4", "b7"], ["b2", "b5", "b8"]]
-    assert anchored(ranked, [plan], 3, (ideal,)) == ideal
+    assert anchored(ranked, [plan], (ideal,)) == ideal
     # a candidate that repeats round 1's meetings is never played, however close in rank
     cheap = [["b0", "b1", "b2"], ["b3", "b4", "b5"], ["b6", "b7", "b8"]]
-    tables = anchored(sorted(ranked), [plan], 3, (cheap,))
+    tables = anchored(sorted(ranked), [plan], (cheap,))
     assert tables is not None and tables != cheap
     assert repeated_tables([plan, RoundPlan.from_json(
         {"round": 2, "byes": [], "tables": [[t] for t in tables]})])[0] == 0
@@ -163,9 +171,9 @@ def test_an_anchored_round_is_the_same_every_time_it_is_paired() -> None:
 
 def test_fields_above_the_limit_are_not_anchored(monkeypatch: pytest.MonkeyPatch) -> None:
     plans = play_table_swiss(9, 3, 2, seed=0)
-    assert anchored(names(9), plans, 2) is not None
+    assert anchored(names(9), plans) is not None
     monkeypatch.setattr(anchor, "ANCHOR_FIELD", 8)
-    assert anchored(names(9), plans, 2) is None
+    assert anchored(names(9), plans) is None
 
 
 def test_a_hint_leads_the_search_to_its_placing_where_that_fits() -> None:
