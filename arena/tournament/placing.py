@@ -92,9 +92,9 @@ def meeting_profile(first: Sequence[Sequence[T]], where: Mapping[T, int]) -> tup
     each other part of `first`, sorted.
 
     Two rounds can be two classes of a design only if they cross as those classes do; in
-    the Kirkman systems the pairs of classes cross in 6-16 different ways, so checking it
-    spares the placing search the subtrees of every wrong pair (21 bots at tables of 3:
-    some placings of two rounds took over 200,000 assignments without it)."""
+    the Kirkman systems of 21 to 63 bots the ordered pairs of classes cross in 6 to 16
+    different ways, so checking it prunes most wrong pairs of classes before any placing
+    is tried (in the search, and in `by_isomorphism`, where it matters most)."""
     parts = [frozenset(where[x] for x in part) for part in first]
     return tuple(sorted(tuple(sorted(len(a & b) for b in parts if b is not a)) for a in parts))
 
@@ -127,7 +127,7 @@ def embed(design: Design, rounds: Sequence[Tables], hint: Placing | None = None,
 
     The search restarts with the points tried in another (seeded) order, each try allowed
     twice the assignments of the one before, starting from one per point: a wrong early
-    choice can cost an exhaustive subtree (49 bots at tables of 7: one search of 20,000
+    choice can cost an exhaustive subtree (49 bots at tables of 7: one search of 4,000
     assignments missed placings that restarts find in a few hundred). Where that fails
     and the rounds are whole, `by_isomorphism` is tried (the Kirkman systems, whose few
     symmetries leave the bot-by-bot search lost in wrong subtrees)."""
