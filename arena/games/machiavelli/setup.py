@@ -5,6 +5,7 @@ Imports only the standard library and `arena.core`.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping
 
@@ -136,8 +137,14 @@ def random_cast(players: int, rng: random.Random) -> list[Character]:
     ranks = list(range(1, 9))
     if players in (3, 8) or (players > 3 and rng.random() < 0.5):
         ranks.append(9)
-    return [rng.choice(sorted(c for c in IMPLEMENTED if c.rank == rank and allowed(c, players)))
-            for rank in ranks]
+    return [rng.choice(_candidates(rank, players)) for rank in ranks]
+
+
+@functools.cache
+def _candidates(rank: int, players: int) -> tuple[Character, ...]:
+    """The characters a random cast may draw at `rank`, in a fixed order. Cached: working
+    them out again took two thirds of a random-cast game's setup (210 of 305 us)."""
+    return tuple(sorted(c for c in IMPLEMENTED if c.rank == rank and allowed(c, players)))
 
 
 def random_districts(rng: random.Random) -> list[str]:
