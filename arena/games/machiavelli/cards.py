@@ -65,13 +65,8 @@ DEFAULT_RANK9 = Character.TAX_COLLECTOR
 """Rank 9 used when the player count requires one (3 or 8 players) and none is named:
 the Queen is banned below 5 players, and one default for every count keeps things simple."""
 
-IMPLEMENTED: frozenset[Character] = frozenset((
-    *BASE_CAST, _C.QUEEN, _C.ARTIST, _C.TAX_COLLECTOR, _C.PATRICIAN, _C.ALCHEMIST, _C.TRADER,
-    _C.NAVIGATOR, _C.SCHOLAR, _C.MARSHAL, _C.SPY, _C.WIZARD, _C.SEER, _C.DIPLOMAT,
-    _C.ABBOT, _C.EMPEROR, _C.CARDINAL, _C.WITCH, _C.MAGISTRATE,
-    _C.BLACKMAILER))
-"""The characters the engine plays; options naming another are refused (issue 12 adds them
-in batches)."""
+IMPLEMENTED: frozenset[Character] = frozenset(Character)
+"""The characters the engine plays: all 27 (random casts draw from these)."""
 
 CAST_PRESETS: dict[str, tuple[Character, ...]] = {
     # RB2016 "Your first game" and "Preset options" (pp. 8-9); the rank 9 in parentheses there

@@ -35,9 +35,6 @@ from .state import State
 GAME = "machiavelli"
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 RANDOM = "random"
-# the presets the engine can play (every member implemented): the option's valid values
-PLAYABLE_CASTS = tuple(n for n, cast in CAST_PRESETS.items() if set(cast) <= IMPLEMENTED)
-PLAYABLE_PRESETS = tuple(n for n, ids in PRESETS.items() if set(ids) <= IMPLEMENTED_DISTRICTS)
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("edition", "revised", "rules edition: revised (2016/2021 rules) or classic "
@@ -48,7 +45,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("cast", "first-game",
                "named cast (one character per rank; its rank 9 only where 3 or 8 players "
                "need one; Emperor -> King with 2 players, Queen -> Tax Collector below 5), "
-               "or random (drawn from the game's seed)", (*PLAYABLE_CASTS, RANDOM)),
+               "or random (drawn from the game's seed)", (*CAST_PRESETS, RANDOM)),
     OptionSpec("characters", None,
                "list of character ids, one per rank 1-8 (+ optional rank 9); "
                "null = the cast"),
@@ -56,7 +53,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
                "list of unique district ids in the deck; null = the district_preset"),
     OptionSpec("district_preset", "first-game",
                "named set of 14 unique districts, or random (14 drawn from the game's seed)",
-               (*PLAYABLE_PRESETS, RANDOM)),
+               (*PRESETS, RANDOM)),
     OptionSpec("max_rounds", 60, "safety bound (1-1000): the game is scored after this "
                "round"),
     *classic_options(),
@@ -168,9 +165,6 @@ def _characters(value: Json, cast: str, players: int, problems: list[str]) -> Js
     for name in value:
         if name not in CHARACTER_BY_WIRE:
             problems.append(f"{where}: unknown character {name!r}; valid: {valid}")
-        elif CHARACTER_BY_WIRE[name] not in IMPLEMENTED:
-            problems.append(f"{where}: the engine does not play the {name} yet; it plays "
-                            f"{', '.join(c.wire for c in sorted(IMPLEMENTED))}")
         else:
             chosen.append(CHARACTER_BY_WIRE[name])
     _check_cast(where, chosen, players, problems)
@@ -216,9 +210,6 @@ def _districts(value: Json, preset: str, problems: list[str]) -> Json:
         if ident is None or TYPE[ident] is not DistrictType.UNIQUE or ident in CLASSIC_ONLY:
             problems.append(f"option 'districts': {name!r} is not a unique district; "
                             f"valid: {valid}")
-        elif ident not in IMPLEMENTED_DISTRICTS:
-            problems.append(f"option 'districts': the engine does not play the {ident} yet; "
-                            f"valid: {valid}")
         elif ident in ids:
             problems.append(f"option 'districts': {name!r} is listed twice")
         else:
@@ -232,17 +223,13 @@ EDITION_TEXT = {"revised": "R2016/2021: 27 characters (one per rank in a cast), 
 
 
 def catalog() -> dict[str, dict[str, str]]:
-    """Return the editions, casts and district presets with what each holds (`arena games`);
-    a character or district the engine does not play yet is marked with a star."""
-    def star(ok: bool) -> str:
-        return "" if ok else "*"
-
-    casts = {name: ", ".join(f"{c.wire}{star(c in IMPLEMENTED)}" for c in cast)
+    """Return the editions, casts and district presets with what each holds (`arena games`)."""
+    casts = {name: ", ".join(c.wire for c in cast)
              + ("  (rank 9 only with 3 or 8 players)" if name != "first-game" else "")
              for name, cast in CAST_PRESETS.items()}
     casts[RANDOM] = ("one random character per rank from the game's seed (those the player "
                      "count allows)")
-    presets = {name: ", ".join(f"{d}{star(d in IMPLEMENTED_DISTRICTS)}" for d in ids)
+    presets = {name: ", ".join(ids)
                for name, ids in PRESETS.items()}
     presets[RANDOM] = "14 unique districts drawn from the game's seed"
     return {"machiavelli editions": {e: EDITION_TEXT.get(e, "") for e in EDITIONS},
