@@ -213,20 +213,20 @@ def anchor_figures() -> None:
     from arena.tournament import anchor
     from tests.tournament.test_schedules import names, play_table_swiss, repeated_tables
 
-    limit = anchor.ANCHOR_FIELD
+    limits = anchor.ANCHOR_FIELD, anchor.TRIPLES_FIELD
     for n, size, rounds in ((9, 3, 4), (15, 3, 7), (16, 4, 5), (21, 3, 10), (25, 5, 6),
                             (27, 3, 13), (33, 3, 16)):
         seeds = range(10)
         figures = []
-        for field in (limit, 0):  # anchored, then unanchored (no field is small enough)
-            anchor.ANCHOR_FIELD = field
+        for field in (limits, (0, 0)):  # anchored, then unanchored (no field small enough)
+            anchor.ANCHOR_FIELD, anchor.TRIPLES_FIELD = field
             spreads: list[int] = []
             repeats = tables = worst = 0
             for seed in seeds:
                 a, b = repeated_tables(play_table_swiss(n, size, rounds, seed, spreads))
                 repeats, tables, worst = repeats + a, tables + b, max(worst, a)
             figures.append((repeats / tables, worst, sum(spreads) / len(spreads)))
-        anchor.ANCHOR_FIELD = limit
+        anchor.ANCHOR_FIELD, anchor.TRIPLES_FIELD = limits
         design = sum(repeated_tables(round_robin(names(n), size, size, 1, s, rounds))[0]
                      for s in seeds)
         (on, on_worst, on_spread), (off, off_worst, off_spread) = figures

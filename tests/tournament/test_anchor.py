@@ -116,6 +116,9 @@ def test_the_anchor_holds_only_where_a_design_covers_the_rounds() -> None:
     assert anchored(bots, []) is None  # round 1: any grouping is a class of the design
     bigger = names(18)
     assert anchored(bigger, play_table_swiss(18, 3, 2, seed=0)) is None  # no design
+    # the Kirkman system of 63 is built, but not anchored (see anchor.TRIPLES_FIELD)
+    assert design_for(63, 3) is not None
+    assert anchored(names(63), play_table_swiss(63, 3, 2, seed=0)) is None
 
 
 def test_a_swiss_longer_than_the_design_repeats_only_after_its_rounds() -> None:
@@ -170,10 +173,14 @@ def test_an_anchored_round_is_the_same_every_time_it_is_paired() -> None:
 
 
 def test_fields_above_the_limit_are_not_anchored(monkeypatch: pytest.MonkeyPatch) -> None:
-    plans = play_table_swiss(9, 3, 2, seed=0)
-    assert anchored(names(9), plans) is not None
-    monkeypatch.setattr(anchor, "ANCHOR_FIELD", 8)
-    assert anchored(names(9), plans) is None
+    triples, fours = play_table_swiss(9, 3, 2, seed=0), play_table_swiss(16, 4, 2, seed=0)
+    assert anchored(names(9), triples) is not None
+    assert anchored(names(16), fours) is not None
+    monkeypatch.setattr(anchor, "TRIPLES_FIELD", 8)
+    assert anchored(names(9), triples) is None
+    assert anchored(names(16), fours) is not None
+    monkeypatch.setattr(anchor, "ANCHOR_FIELD", 15)
+    assert anchored(names(16), fours) is None
 
 
 def test_a_hint_leads_the_search_to_its_placing_where_that_fits() -> None:
