@@ -213,28 +213,31 @@ def anchor_figures() -> None:
     from arena.tournament import anchor
     from tests.tournament.test_schedules import names, play_table_swiss, repeated_tables
 
-    limits = anchor.ANCHOR_FIELD, anchor.TRIPLES_FIELD
+    limits = anchor.ANCHOR_FIELD, anchor.TRIPLES_FIELD, anchor.FIXED_FIELD
+    variants = (limits, (0, 0, limits[2]), (0, 0, 0))  # searched, round 1's placing, none
     for n, size, rounds in ((9, 3, 4), (15, 3, 7), (16, 4, 5), (21, 3, 10), (25, 5, 6),
                             (27, 3, 13), (33, 3, 16)):
         seeds = range(10)
         figures = []
-        for field in (limits, (0, 0)):  # anchored, then unanchored (no field small enough)
-            anchor.ANCHOR_FIELD, anchor.TRIPLES_FIELD = field
+        for field in variants:
+            anchor.ANCHOR_FIELD, anchor.TRIPLES_FIELD, anchor.FIXED_FIELD = field
             spreads: list[int] = []
             repeats = tables = worst = 0
             for seed in seeds:
                 a, b = repeated_tables(play_table_swiss(n, size, rounds, seed, spreads))
                 repeats, tables, worst = repeats + a, tables + b, max(worst, a)
             figures.append((repeats / tables, worst, sum(spreads) / len(spreads)))
-        anchor.ANCHOR_FIELD, anchor.TRIPLES_FIELD = limits
+        anchor.ANCHOR_FIELD, anchor.TRIPLES_FIELD, anchor.FIXED_FIELD = limits
         design = sum(repeated_tables(round_robin(names(n), size, size, 1, s, rounds))[0]
                      for s in seeds)
-        (on, on_worst, on_spread), (off, off_worst, off_spread) = figures
+        (on, on_worst, on_spread), (fix, fix_worst, fix_spread), (off, off_worst, off_spread) \
+            = figures
         print(f"  {n} bots, {size} seats, {rounds} rounds: tables repeating a pair: "
-              f"anchored {on:.1%} (at most {on_worst} in a tournament), unanchored {off:.1%} "
-              f"(at most {off_worst}), design {design / tables:.1%}; mean score spread "
-              f"within a table {on_spread:.2f} against {off_spread:.2f} "
-              f"({on_spread / off_spread:.2f} x)")
+              f"anchored {on:.1%} (at most {on_worst} in a tournament), round 1's placing "
+              f"{fix:.1%} (at most {fix_worst}), unanchored {off:.1%} (at most {off_worst}), "
+              f"design {design / tables:.1%}; mean score spread within a table {on_spread:.2f}"
+              f", {fix_spread:.2f} and {off_spread:.2f} ({on_spread / off_spread:.2f} x and "
+              f"{fix_spread / off_spread:.2f} x unanchored)")
 
 
 def design_spread() -> None:

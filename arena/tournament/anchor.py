@@ -12,7 +12,9 @@ class of some placing).
 
 Whether the rounds fit is decided by `placing.embed`, a bounded search for such a
 placing, found again from the stored rounds at every round (nothing else is kept, so a
-resumed run pairs as an uninterrupted one).
+resumed run pairs as an uninterrupted one). Fields too large for the search keep the
+placing that round 1 fixes alone (`fixed_round`), which needs no search but offers fewer
+rounds to choose from by score.
 
 The round itself is chosen by score as far as that allows (`anchored_round`): among the
 unanchored Swiss tables (when they fit) and the design's unplayed classes under a seeded
@@ -29,18 +31,22 @@ import random
 from collections.abc import Sequence
 
 from arena.tournament.grouping import Cost, Met
-from arena.tournament.placing import Placing, Tables, design_for, embed
+from arena.tournament.placing import Design, Placing, Tables, design_for, embed
 
 ANCHOR_FIELD, TRIPLES_FIELD = 64, 57
 """Fields of at most `ANCHOR_FIELD` bots are anchored (64: the affine space of order 4 and
 the plane of order 8), at tables of 3 of at most `TRIPLES_FIELD`: measured, the Kirkman
 systems of 15 to 57 bots had no repeat, but in the one of 63 (built by tripling) the
 rounds played were not placed again within the bounds from some round on (68 of 651
-tables repeated in one 31-round Swiss, 20 s a round), so it is paired unanchored."""
+tables repeated in one 31-round Swiss, 20 s a round), so it and larger fields take the
+placing round 1 fixes (`fixed_round`: no repeat in that Swiss, 2.6 s for all 31 rounds)."""
 TRIAL_NODES = 20
 """A candidate round is tried with at most this many assignments per bot (a placing that
 fits is found in about one assignment per bot, up to twenty in the less symmetric Kirkman
 systems; one that does not fit would search on to the budget)."""
+FIXED_FIELD = 300
+"""Fields beyond the searched limits above, up to this many bots, are anchored by the
+placing that round 1 fixes alone (`fixed_round`): no search, fewer choices by score."""
 PLACINGS = 8
 """Placings of the played rounds sampled per round (each searched with the budget of a
 candidate): each offers the design's unplayed classes under it as the next round."""
@@ -63,8 +69,7 @@ def anchored_round(ranked: Sequence[str], played: Sequence[Tables], cost: Cost, 
     search led by random preferences from `rng`); the one cheapest under `cost` is played.
     """
     size = len(played[0][0]) if played and played[0] else 0
-    limit = TRIPLES_FIELD if size == 3 else ANCHOR_FIELD
-    design = design_for(len(ranked), size) if size and len(ranked) <= limit else None
+    design = design_for(len(ranked), size) if size and len(ranked) <= FIXED_FIELD else None
     if design is None or len(played) >= design.classes:
         return None
     field = set(ranked)
@@ -72,6 +77,8 @@ def anchored_round(ranked: Sequence[str], played: Sequence[Tables], cost: Cost, 
         if (any(len(t) != size for t in tables) or sum(map(len, tables)) != len(field)
                 or {b for t in tables for b in t} != field):
             return None
+    if len(ranked) > (TRIPLES_FIELD if size == 3 else ANCHOR_FIELD):
+        return fixed_round(design, played, cost)
     placing = embed(design, played)
     if placing is None:
         return None
@@ -94,3 +101,21 @@ def anchored_round(ranked: Sequence[str], played: Sequence[Tables], cost: Cost, 
         options.extend([[at[p] for p in block] for block in design.members[c]]
                        for c in range(design.classes) if c not in placing.kind)
     return min(options, key=cost.total)
+
+
+def fixed_round(design: Design, played: Sequence[Tables], cost: Cost) -> list[list[str]] | None:
+    """The next round on a field too large for the placing search: the placing is the one
+    round 1 fixes alone (its tables, sorted, on the blocks of the design's first class, in
+    order, each table's bots sorted on its points), worked out again from the stored round
+    1 at every round; the cheapest of the design's classes not played under it is the
+    round. None when a played round is not one of its classes (a run paired otherwise)."""
+    first = sorted(sorted(t) for t in played[0])
+    at = {p: bot for table, block in zip(first, design.members[0], strict=True)
+          for bot, p in zip(table, block, strict=True)}
+    classes = [[[at[p] for p in block] for block in blocks] for blocks in design.members]
+    index = {frozenset(map(frozenset, tables)): c for c, tables in enumerate(classes)}
+    done = {index.get(frozenset(map(frozenset, tables))) for tables in played}
+    if None in done:
+        return None
+    options = [tables for c, tables in enumerate(classes) if c not in done]
+    return min(options, key=cost.total) if options else None

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from arena.cli import main
 from arena.tournament import swiss
-from arena.tournament.anchor import ANCHOR_FIELD, TRIPLES_FIELD
+from arena.tournament.anchor import FIXED_FIELD
 from arena.tournament.pairing import (
     History,
     RoundPlan,
@@ -283,8 +283,7 @@ def swiss_against_design(n: int, size: int, rounds: int, seeds: int) -> tuple[in
     """Tables holding a repeated pair over `seeds` tournaments: (Swiss, round-robin design
     of as many rounds). Where the Swiss is anchored to a resolvable design (`anchor`), it
     repeats no more than the design in each tournament, not only summed over them."""
-    per_seed = design_for(n, size) is not None and n <= (TRIPLES_FIELD if size == 3
-                                                         else ANCHOR_FIELD)
+    per_seed = design_for(n, size) is not None and n <= FIXED_FIELD
     swiss_rep = rr_rep = 0
     for seed in range(seeds):
         a, b = repeated_tables(play_table_swiss(n, size, rounds, seed))
