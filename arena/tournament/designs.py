@@ -12,6 +12,8 @@ The affine space of dimension 3 over GF(q) gives q^3 bots at tables of q (27 at 
 4): its lines fall into q^2 + q + 1 parallel classes. At tables of 3, Kirkman triple
 systems (`arena.tournament.kirkman`: every pair of v bots once in (v - 1) / 2 rounds)
 serve the other fields of v = 3 mod 6 that are built: 15, 21, 33, ... (`kirkman.built`).
+At tables of 4, resolvable 2-(v, 4, 1) designs (`arena.tournament.quadruples`: every pair
+once in (v - 1) / 3 rounds) serve the fields of v = 4 mod 12 stored there (28).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import random
 from collections.abc import Sequence
 
 from arena.tournament.kirkman import kirkman
+from arena.tournament.quadruples import quadruples
 
 FIELDS: dict[int, tuple[int, int]] = {3: (3, 0), 4: (2, 0b111), 5: (5, 0), 7: (7, 0),
                                       8: (2, 0b1011)}
@@ -110,6 +113,8 @@ def resolvable(bots: Sequence[str], size: int,
     design = affine_plane(bots, size, rng) or affine_space(bots, size, rng)
     if design is None and size == 3:
         design = kirkman(bots, rng)
+    if design is None and size == 4:
+        design = quadruples(bots, rng)
     return design
 
 
