@@ -245,7 +245,8 @@ def design_spread() -> None:
     sys.path.insert(0, str(ROOT))
     from tests.tournament.test_schedules import meeting_spread
 
-    for n, size in ((12, 6), (13, 3), (15, 3), (16, 4), (21, 3), (27, 3), (33, 3), (45, 3)):
+    for n, size in ((12, 6), (13, 3), (15, 3), (16, 4), (21, 3), (27, 3), (28, 4), (33, 3),
+                    (40, 4), (45, 3)):
         spread = [meeting_spread(n, size, seed) for seed in range(3)]
         print(f"  {n} bots, tables of {size}: pairs never met {[s[0] for s in spread]}, "
               f"met twice or more {[s[1] for s in spread]}, squared meetings "
