@@ -13,7 +13,7 @@ The affine space of dimension 3 over GF(q) gives q^3 bots at tables of q (27 at 
 systems (`arena.tournament.kirkman`: every pair of v bots once in (v - 1) / 2 rounds)
 serve the other fields of v = 3 mod 6 that are built: 15, 21, 33, ... (`kirkman.built`).
 At tables of 4, resolvable 2-(v, 4, 1) designs (`arena.tournament.quadruples`: every pair
-once in (v - 1) / 3 rounds) serve the fields of v = 4 mod 12 stored there (28).
+once in (v - 1) / 3 rounds) serve the fields of v = 4 mod 12 stored there (28, 40).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A resolvable 2-(v, 4, 1) design exists for every v = 4 mod 12 (Hanani, Ray-Chaudhuri and
 Wilson, 1972). The affine plane and space (`arena.tournament.designs`) give 16 and 64;
-this module gives 28 and 40 (52 where its search is stored), from one base class each,
+this module gives 28 and 40, from one base class each,
 found by a seeded search (`arena.tournament.quadruple_search`) and stored in `STORED`.
 
 The shape: r = (v - 1) / 3 is odd, and the cyclic group Z_r moves the points in three
@@ -24,10 +24,18 @@ STORED: dict[int, tuple[int, str]] = {
     # v: (the search's seed, the base class's tables)
     28: (11,
          "16,26,8,12 6,3,1,18 2,11,9,17 27,0,14,22 23,21,10,7 13,19,20,25 15,5,24,4"),
+    40: (0,
+         "39,0,13,26 6,23,21,12 5,17,24,10 2,25,20,4 30,15,27,16 38,19,29,22 36,18,35,14 "
+         "33,1,11,31 34,3,7,28 37,9,8,32"),
 }
 """The base classes found by `python -m arena.tournament.quadruple_search V` from the
-seed given here; tests/tournament/test_quadruples.py runs the searches again and checks
-that they find these, and checks every design built."""
+seed given here (with the argument of `SEARCHED_AS` where it names one); tests/
+tournament/test_quadruples.py runs the searches again and checks that they find these,
+and checks every design built."""
+
+SEARCHED_AS: dict[int, str] = {40: "40:3"}
+"""The argument that found the v whose search was not the plain one: 40 among the base
+classes that multiplying each point by 3 maps onto themselves (3 has order 3 mod 13)."""
 
 
 def orbit_size(v: int) -> int:
