@@ -18,7 +18,8 @@ to base classes that multiplying every point by a unit mod r maps onto themselve
 was found so (by 3, of order 3 mod 13) in under a thousand moves, where the plain search
 had not found it in 50 seeds of 200,000 moves. (A 1-rotational shape, Z_{v-1} and one
 base class that the shift by r maps onto itself, was tried first: no seed found one for
-28 or 40.)
+28 or 40.) No multiplier helps at 52: the units mod 17 form a cyclic group of order 16,
+so every unit but 1 has -1 among its powers, which `Anneal` refuses.
 """
 
 from __future__ import annotations
@@ -84,6 +85,11 @@ class Anneal:
         else:
             points = list(range(v))
             rng.shuffle(points)
+        if r - 1 in self.powers:
+            # x -> -x maps each pair {x, x + d} of an orbit onto another pair of the cell
+            # +-d: a table and its image would cover that cell twice
+            raise ValueError(f"the multiplier {multiplier} has -1 among its powers mod {r}: "
+                             "no class it maps onto itself covers each pair once")
         if len(points) % 4:
             raise ValueError(f"the multiplier {multiplier} leaves {len(points)} orbits of "
                              "points: not tables of 4")

@@ -76,9 +76,11 @@ def test_every_stored_entry_is_what_the_search_finds(v: int) -> None:
     assert_found_again(v)  # 28: a few seconds
 
 
-def test_the_search_refuses_a_v_with_no_such_design() -> None:
+def test_the_search_refuses_a_v_with_no_such_design_or_a_useless_multiplier() -> None:
     with pytest.raises(ValueError, match="41 points"):
         quadruple_search.cells(41)
+    with pytest.raises(ValueError, match="-1 among its powers mod 17"):
+        quadruple_search.search(52, 0, 10, multiplier=4)  # 4 * 4 = -1 mod 17
 
 
 def test_resolvable_gives_the_design_at_tables_of_4_only_and_leaves_rng_untouched() -> None:
