@@ -20,7 +20,7 @@ from arena.tournament.ratings import BATCH
 from arena.tournament.standings import PointsRule, Standings, compute
 from arena.tournament.store import StoredGame
 
-RULES = 4
+RULES = 5
 """The version of the tournament rules: how rounds are paired and standings computed. A run
 begun under other rules cannot be continued by this arena when its pairings differ (a
 Swiss would change rules midway), and `arena verify` does not hold its results.json to
@@ -28,7 +28,9 @@ today's standings. 2: issue 11 (k-seat Swiss that avoids repeats first, forfeit 
 3: a k-seat Swiss on a field with a resolvable design is anchored to it from round 2
 (`arena.tournament.anchor`), so its later rounds pair otherwise than under 2.
 4: fields beyond the anchor's search (the Kirkman system of 63, and up to 300 bots) are
-anchored too, by the placing round 1 fixes (`anchor.fixed_round`)."""
+anchored too, by the placing round 1 fixes (`anchor.fixed_round`).
+5: 28 and 40 bots at tables of 4 play a resolvable design (`arena.tournament.quadruples`):
+their round-robin and Swiss pair otherwise than under 4."""
 
 
 @dataclass(frozen=True, slots=True)
