@@ -138,11 +138,15 @@ def test_random_is_not_found_better_than_random(tmp_path: Path) -> None:
 
 
 def test_a_killed_comparison_resumes_to_the_uninterrupted_verdict(tmp_path: Path) -> None:
-    """Deals between builtin bots whose Elo difference lies between the bounds, so the test
-    runs to --max-games; the second directory is given the first one's salt, so both play
-    the same deals."""
+    """Deals between builtin bots whose Elo difference lies between the bounds, with error
+    rates so small that no verdict can come before --max-games (LLR bounds +-27.6; after
+    80 games the LLR reads about -7): the killed run is always cut off mid-test. With the
+    default 5% the test could end within the first dozen games by chance (the LLR moves
+    about 0.13 a deal here), and the run was over before it was killed. The second
+    directory is given the first one's salt, so both play the same deals."""
     args = ("--candidate", "d=builtin:default", "--base", "r=builtin:random", "--players",
-            "3", "--elo0", "-800", "--elo1", "-300", "--max-games", "80")
+            "3", "--elo0", "-800", "--elo1", "-300", "--alpha", "1e-12", "--beta", "1e-12",
+            "--max-games", "80")
     killed, whole = tmp_path / "killed", tmp_path / "whole"
     process = subprocess.Popen(arena("compare", "machiavelli", "--out", str(killed), "-j",
                                      "2", "--sandbox", "none", *args),
