@@ -222,13 +222,17 @@ def kirkman(bots: Sequence[str],
     """The (v - 1) / 2 rounds of a Kirkman triple system on the v `bots` (shuffled onto
     the points by `rng`), or None where none is built (then `rng` is left untouched)."""
     rounds = rounds_of(len(bots))
-    if rounds is None:
-        return None
+    return None if rounds is None else placed(rounds, bots, rng)
+
+
+def placed(rounds: Sequence[Sequence[Sequence[int]]], bots: Sequence[str],
+           rng: random.Random | None) -> list[list[list[str]]]:
+    """A design's rounds of points with the `bots` on them (shuffled by `rng`)."""
     if rng is not None:
         bots = list(bots)
         rng.shuffle(bots)
     # each round turns its tables' seats by one: the constructions put the same kind of
     # point first at every table of a round, which left seating.balance most of the work
     # (a round-robin of 93 bots: 0.9 s, 0.06 s turned)
-    return [[[bots[table[(r + s) % 3]] for s in range(3)] for table in one]
-            for r, one in enumerate(rounds)]
+    return [[[bots[table[(r + s) % len(table)]] for s in range(len(table))]
+             for table in one] for r, one in enumerate(rounds)]

@@ -18,6 +18,8 @@ import functools
 import random
 from collections.abc import Sequence
 
+from arena.tournament.kirkman import placed
+
 Quadruple = tuple[int, int, int, int]
 
 STORED: dict[int, tuple[int, str]] = {
@@ -76,12 +78,6 @@ def quadruples(bots: Sequence[str],
     """The (v - 1) / 3 rounds of the design on the v `bots` (shuffled onto the points by
     `rng`), or None where none is built (then `rng` is left untouched)."""
     rounds = rounds_of(len(bots))
-    if rounds is None:
-        return None
-    if rng is not None:
-        bots = list(bots)
-        rng.shuffle(bots)
-    # each round turns its tables' seats by one, as kirkman does: a shifted base class
-    # puts the same orbit's point in the same seat every round
-    return [[[bots[table[(r + s) % 4]] for s in range(4)] for table in one]
-            for r, one in enumerate(rounds)]
+    # seats turned each round, as kirkman's: a shifted base class puts the same orbit's
+    # point in the same seat every round
+    return None if rounds is None else placed(rounds, bots, rng)
