@@ -57,14 +57,21 @@ def _warrant_options(state: State, seat: int) -> tuple[Action, ...]:
 def place_warrants(state: State, seat: int, action: Action, events: list[Event]) -> None:
     """Lay the warrants: the table sees on which characters, the Magistrate alone which one
     is signed."""
-    signed, decoys = action.character, action.decoys
-    assert signed is not None and decoys is not None
+    state.magistrate = seat
+    state.signed, state.warrants = lay(seat, action, events, "warrant")
     state.used.append("ability")
-    state.magistrate, state.signed = seat, signed
-    state.warrants = sorted((signed, *decoys))
-    events.append(public("warrants_placed", seat=seat,
-                         characters=[NAMES[c] for c in state.warrants]))
-    events.append(private(seat, "own_warrant", seat=seat, character=NAMES[signed]))
+
+
+def lay(seat: int, action: Action, events: list[Event],
+        marker: str) -> tuple[Character, list[Character]]:
+    """Lay face-down markers (`warrant` or `threat`): the table is told on which
+    characters, the laying seat alone which one is real. Returns (real one, all, sorted)."""
+    real, decoys = action.character, action.decoys
+    assert real is not None and decoys is not None
+    laid = sorted((real, *decoys))
+    events.append(public(f"{marker}s_placed", seat=seat, characters=[NAMES[c] for c in laid]))
+    events.append(private(seat, f"own_{marker}", seat=seat, character=NAMES[real]))
+    return real, laid
 
 
 def held_for_warrant(state: State, seat: int, paid: int, cards: int) -> bool:
@@ -173,14 +180,9 @@ def _threat_options(state: State, seat: int) -> tuple[Action, ...]:
 def threaten(state: State, seat: int, action: Action, events: list[Event]) -> None:
     """Lay the threats: the table sees on which characters, the Blackmailer alone which one
     bears the flower."""
-    flower, decoys = action.character, action.decoys
-    assert flower is not None and decoys is not None
+    state.blackmailer = seat
+    state.flower, state.threats = lay(seat, action, events, "threat")
     state.used.append("ability")
-    state.blackmailer, state.flower = seat, flower
-    state.threats = sorted((flower, *decoys))
-    events.append(public("threats_placed", seat=seat,
-                         characters=[NAMES[c] for c in state.threats]))
-    events.append(private(seat, "own_threat", seat=seat, character=NAMES[flower]))
 
 
 def demand(state: State, seat: int, events: list[Event]) -> None:
