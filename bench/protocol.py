@@ -31,10 +31,21 @@ round trip.
 `--pin CPU`: everything on one CPU. On a shared 2-core machine the scheduler places the two
 processes of a round trip on one core or on two, per process pair and for seconds at a time,
 and (a) and (b) are different pairs: unpinned medians then jump by 2x between runs, while
-pinned ones repeat within a few microseconds. Unpinned is what a run of `arena` gets.
+pinned ones repeat within a few microseconds. Unpinned is what a run of `arena` gets. On one
+CPU the referee's work between requests (engine, the other seats) evicts the bot's caches, so
+the bot's own time per request is several times what it is in a tight loop.
+
+`--pin A,B`: the placement of a many-core machine (where the issue's figures were taken) on
+two cores: this process (the referee and (a)'s ROUTER, every thread they start, ZeroMQ's I/O
+thread included) on CPU A, the bots and the echo process (their threads and I/O threads) on
+CPU B, with or without the sandbox (bench/placement.py says how). Each round trip then
+crosses cores, as it does on a big machine, and the bot's caches stay its own. The figures
+are larger in absolute terms (a cross-core wake-up each way) and still shift with what other
+users run on either CPU; read the ratios. Both pinned placements print what each thread of
+every process was allowed to run on, read from /proc during the run.
 
 Run: `.venv/bin/python bench/protocol.py [--games N] [--rounds R] [--sandbox on|off]
-[--bot python|c] [--pin CPU]`. Prints figures; asserts nothing. On a loaded machine run it
+[--bot python|c] [--pin CPU|A,B]`. Prints figures; asserts nothing. On a loaded machine run it
 2-3 times and read the ranges.
 """
 
@@ -57,8 +68,10 @@ from typing import Any
 
 import msgspec
 import zmq
+from placement import Placement, snapshot  # bench/placement.py, next to this script
 
 import arena.referee.match as match
+import arena.referee.process as process
 from arena.core.errors import ConfigError
 from arena.core.registry import Registry
 from arena.games import REGISTRY
@@ -258,13 +271,16 @@ class EngineWork:
 class Echo:
     """(a): a ROUTER here, a DEALER echo process there."""
 
-    def __init__(self, reply_size: int) -> None:
+    def __init__(self, reply_size: int, placement: Placement | None) -> None:
         self._tmp = tempfile.TemporaryDirectory()
         self._context = zmq.Context()
         self._router = self._context.socket(zmq.ROUTER)
         endpoint = f"ipc://{self._tmp.name}/bench.sock"
         self._router.bind(endpoint)
-        self._child = subprocess.Popen([sys.executable, "-c", ECHO, endpoint, str(reply_size)])
+        self._child = subprocess.Popen(
+            [sys.executable, "-c", ECHO, endpoint, str(reply_size)],
+            preexec_fn=placement.child_setup() if placement is not None else None)
+        self.pid = self._child.pid
         self._peer, _ = self._router.recv_multipart()
         self._poller = zmq.Poller()
         self._poller.register(self._router, zmq.POLLIN)
@@ -299,9 +315,18 @@ class Echo:
         self._tmp.cleanup()
 
 
+def placed_now(echo: Echo) -> list[str]:
+    """Where each thread of this process and of its children may run, named."""
+    watchdog = getattr(process._watchdog, "pid", 0)
+    return snapshot({echo.pid: "echo of (a)", watchdog: "the referee's watchdog"},
+                    {"bwrap --": "bubblewrap, around the bot", BOT_MARK: "bot of (b)",
+                     str(C_BOT): "bot of (b)"})
+
+
 def interleaved(games: int, rounds: int, workdir: Path, sandbox: SandboxPolicy,
-                bot: tuple[str, ...]) -> dict[str, Any]:
-    """Run (b), (a) and (a') in `rounds` blocks; return every sample."""
+                bot: tuple[str, ...], placement: Placement | None) -> dict[str, Any]:
+    """Run (b), (a) and (a') in `rounds` blocks; return every sample (and, when pinned, where
+    each thread was allowed to run during the first block)."""
     samples, frames = Samples(), list[bytes]()
     registry = Registry()
     registry.register(TimedGame(REGISTRY.get("machiavelli"), samples))  # type: ignore[arg-type]
@@ -311,7 +336,8 @@ def interleaved(games: int, rounds: int, workdir: Path, sandbox: SandboxPolicy,
         if step.source == "bot":
             samples["b"].append(step.time_ms / 1000)
 
-    echo, work = Echo(len(ACTION)), EngineWork()
+    echo, work = Echo(len(ACTION), placement), EngineWork()
+    placed: list[str] = []
     undo = instrument(samples, frames)
     decisions = 0
     try:
@@ -325,6 +351,8 @@ def interleaved(games: int, rounds: int, workdir: Path, sandbox: SandboxPolicy,
                     decisions += referee.play("machiavelli", {}, seed,
                                               ["bot", "b0", "b1", "b2"], on_step=keep).decisions
                 asked = len(samples["b"]) - before
+                if placement is not None and not placed:  # the bots and the echo still run
+                    placed = placed_now(echo)
                 wall = time.perf_counter() - start
                 # the referee's CPU time per request of the bot (its send/recv part is small)
                 busy = (time.thread_time() - cpu) / max(asked, 1)
@@ -339,7 +367,7 @@ def interleaved(games: int, rounds: int, workdir: Path, sandbox: SandboxPolicy,
         undo()
         echo.close()
     return {"samples": samples, "frames": frames, "decisions": decisions,
-            "bot": bot_figures(workdir), "isolation": isolation,
+            "bot": bot_figures(workdir), "isolation": isolation, "placed": placed,
             "bot name": "C starter bot" if bot[0] == str(C_BOT) else "Python random bot"}
 
 
@@ -360,9 +388,12 @@ def report(result: dict[str, Any], rate: float) -> None:
     sizes = [len(f) for f in result["frames"]]
     a, a2, a3, b = s.median("a"), s.median("a'"), s.median("a''"), s.median("b")
     isolation = result["isolation"]
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-          f"({len(os.sched_getaffinity(0))} for this run); bots: sandbox {isolation.mode}, "
-          f"limits by {isolation.enforcer.value}")
+    cpus = len(os.sched_getaffinity(0))
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores ({cpus} for this "
+          f"process); bots: sandbox {isolation.mode}, limits by {isolation.enforcer.value}")
+    if result["placed"]:
+        print("placement (CPUs each thread may run on, read from /proc during the run):")
+        print("\n".join(result["placed"]))
     print(f"request frames: median {int(statistics.median(sizes))} B, p99 "
           f"{percentile(sizes, 0.99)} B; action frames {len(ACTION)} B")
     for label, name in (("a", "(a)   bare round trip"), ("a'", "(a')  bare, referee busy"),
@@ -414,12 +445,13 @@ def main() -> None:
                         help="the bot of (b): the Python random bot through arena.client, "
                              "timed in its process (default), or the C starter bot (its "
                              "random strategy; build it with `make -C sample_bots/c`)")
-    parser.add_argument("--pin", type=int, metavar="CPU",
-                        help="run the bench and every process it starts on this CPU only "
-                             "(steady figures on a shared machine: see above)")
+    parser.add_argument("--pin", type=Placement.parse, metavar="CPU|A,B",
+                        help="run the bench and every process it starts on this CPU only, "
+                             "or the bench on A and the bots and echo process on B (steady "
+                             "figures on a shared machine: see above)")
     args = parser.parse_args()
-    if args.pin is not None:  # inherited by the referee's bots and the echo process
-        os.sched_setaffinity(0, {args.pin})
+    if args.pin is not None:  # before any ZeroMQ context: its I/O thread inherits it
+        args.pin.apply()
     sandbox = SandboxPolicy(SANDBOX[args.sandbox])
     bot: tuple[str, ...] = (sys.executable, "-c", TIMED_BOT, str(SAMPLES), BOT_MARK)
     if args.bot == "c":
@@ -428,7 +460,7 @@ def main() -> None:
         bot = (str(C_BOT),)
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            result = interleaved(args.games, args.rounds, Path(tmp), sandbox, bot)
+            result = interleaved(args.games, args.rounds, Path(tmp), sandbox, bot, args.pin)
         except ConfigError as exc:  # `on` where bubblewrap does not work
             sys.exit(f"bench/protocol.py: {exc}")
         rate = games_per_second(args.games, Path(tmp), sandbox)
