@@ -39,10 +39,11 @@ the bot's own time per request is several times what it is in a tight loop.
 two cores: this process (the referee and (a)'s ROUTER, every thread they start, ZeroMQ's I/O
 thread included) on CPU A, the bots and the echo process (their threads and I/O threads) on
 CPU B, with or without the sandbox (bench/placement.py says how). Each round trip then
-crosses cores, as it does on a big machine, and the bot's caches stay its own. The figures
-are larger in absolute terms (a cross-core wake-up each way) and still shift with what other
-users run on either CPU; read the ratios. Both pinned placements print what each thread of
-every process was allowed to run on, read from /proc during the run.
+crosses cores, as it does on a big machine, and the referee's work between requests no
+longer runs on the bot's CPU (other users' work still may). The figures are larger in
+absolute terms (a cross-core wake-up each way) and shift with what other users run on
+either CPU; read the ratios. Both pinned placements print what each thread of every process
+was allowed to run on, read from /proc during the run.
 
 Run: `.venv/bin/python bench/protocol.py [--games N] [--rounds R] [--sandbox on|off]
 [--bot python|c] [--pin CPU|A,B]`. Prints figures; asserts nothing. On a loaded machine run it
