@@ -9,10 +9,14 @@
       both processes' caches cold for the next round trip where a spin leaves them warm;
 (b)   the referee with a persistent bot among three built-ins, over real `machiavelli`
       decisions: the round trip the bot is charged (request sent -> action arrived). The
-      bot is the Python random bot through `arena.client`, timed in its own process
-      (`--bot python`), or the C starter (`--bot c`; `make -C sample_bots/c`).
-(a), (a'), (a'') and (b) run interleaved in `--rounds` blocks so that a load from elsewhere
-hits them alike. Then a breakdown of (b) (engine, encode, bot, referee CPU while waiting
+      bot is the Python random bot through `arena.client` as it is (`--bot python`), or
+      the C starter (`--bot c`; `make -C sample_bots/c`);
+(b')  the same games (each seed is played with each) with a second process of the same
+      bot, timed for the breakdown: the Python bot times itself (frame in -> action out, and
+      its decoding of the request) and the referee times its CPU while waiting. Timing
+      costs the round trip ~3 us at `--pin 1`, which (b) does not count (before, it did).
+(a), (a'), (a''), (b) and (b') run interleaved in `--rounds` blocks so that a load from elsewhere
+hits them alike. Then a breakdown of (b') (engine, encode, bot, referee CPU while waiting
 against a bare wait's, and its work after the action arrived, which is off the bot's clock),
 and games/s of a 4-player game between four persistent Python random bots.
 Target: b/a <= 1.3.
@@ -20,8 +24,7 @@ Target: b/a <= 1.3.
 Reading it: (b) - (a'') is what the referee and the client add (the bot's own time, the
 referee's receive beyond a bare wait); (a'') - (a) is what any referee that computes between
 messages pays on the bare transport (cold caches), and (a') - (a) the part of it that is the
-scheduler's view of a busy process. Timing in the bot and around the referee's wait adds
-~2 us to (b).
+scheduler's view of a busy process.
 
 `--sandbox on|off`: the bots of (b) and of the games/s run under bubblewrap with the limits a
 tournament gives them (`on`, the default; it refuses to run where bubblewrap does not work),
@@ -140,11 +143,14 @@ action sent (wall and CPU) and the decoding of the request (~1 us of overhead pe
 Its figures come back as one line of its stderr, which the referee keeps in the bot's log
 (a sandboxed bot cannot write to the bench's directory)."""
 BOT_MARK = "bench-bot-figures: "
+LABELS = {"bot": "b", "timed": "b'"}
+"""The bots of (b) by name -> their samples: the bot as it is, and the same bot timing itself
+in its process for the breakdown (in alternate games)."""
 
 
-def bot_figures(workdir: Path) -> dict[str, float] | None:
+def bot_figures(workdir: Path, name: str) -> dict[str, float] | None:
     """The timed bot's figures from its log, or None when it wrote none."""
-    log = workdir / "logs" / "bot.log"
+    log = workdir / "logs" / f"{name}.log"
     lines = log.read_text(errors="replace").splitlines() if log.exists() else []
     found = [line.split(BOT_MARK, 1)[1] for line in lines if BOT_MARK in line]
     return json.loads(found[-1]) if found else None
@@ -193,9 +199,8 @@ class TimedGame:
 
 
 def instrument(samples: Samples, frames: list[bytes]) -> Callable[[], None]:
-    """Time the referee's request encoding, its waits (the transport's receive: on the bot's
-    clock) and what it does after the action arrived (decoding, checks: off the clock); keep
-    the request frames.
+    """Time the referee's request encoding (before the bot's clock starts) and its decoding of
+    the action (after it stopped); keep the request frames.
 
     Returns the function that undoes it.
     """
@@ -217,6 +222,21 @@ def instrument(samples: Samples, frames: list[bytes]) -> Callable[[], None]:
         finally:
             samples["decode"].append(time.perf_counter() - start)
 
+    setattr(match, "encode", timed_encode)  # noqa: B010
+    setattr(match, "decode_bot", timed_decode)  # noqa: B010
+
+    def undo() -> None:
+        setattr(match, "encode", encode)  # noqa: B010
+        setattr(match, "decode_bot", decode)  # noqa: B010
+    return undo
+
+
+def time_waits(samples: Samples) -> Callable[[], None]:
+    """Time the referee's CPU in its waits (the transport's receive: on the bot's clock, so
+    only in the games of (b')) and what it does after the action arrived (off the clock).
+
+    Returns the function that undoes it.
+    """
     wait, receive = match._Match._await, ZmqTransport.recv
     received = [0.0]  # CPU time in the transport's receive during the current wait
 
@@ -235,14 +255,10 @@ def instrument(samples: Samples, frames: list[bytes]) -> Callable[[], None]:
             samples["wait cpu"].append(received[0])
             samples["after cpu"].append(time.thread_time() - start - received[0])
 
-    setattr(match, "encode", timed_encode)  # noqa: B010
-    setattr(match, "decode_bot", timed_decode)  # noqa: B010
     setattr(match._Match, "_await", timed_wait)  # noqa: B010
     setattr(ZmqTransport, "recv", timed_receive)  # noqa: B010
 
     def undo() -> None:
-        setattr(match, "encode", encode)  # noqa: B010
-        setattr(match, "decode_bot", decode)  # noqa: B010
         setattr(match._Match, "_await", wait)  # noqa: B010
         setattr(ZmqTransport, "recv", receive)  # noqa: B010
     return undo
@@ -320,43 +336,61 @@ def placed_now(echo: Echo) -> list[str]:
     """Where each thread of this process and of its children may run, named."""
     watchdog = getattr(process._watchdog, "pid", 0)
     return snapshot({echo.pid: "echo of (a)", watchdog: "the referee's watchdog"},
-                    {"bwrap --": "bubblewrap, around the bot", BOT_MARK: "bot of (b)",
-                     str(C_BOT): "bot of (b)"})
+                    {"bwrap --": "bubblewrap, around a bot", BOT_MARK: "timed bot of (b')",
+                     "random_bot.py": "bot of (b)", str(C_BOT): "bot of (b)"})
+
+
+def play(referee: Referee, seed: int, bot: str, keep: Callable[[Step], None],
+         samples: Samples) -> int:
+    """Play one game of `bot` against three built-ins, the referee's waits timed in the games
+    of (b') only; return its number of decisions."""
+    undo = time_waits(samples) if bot == "timed" else None
+    try:
+        return referee.play("machiavelli", {}, seed, [bot, "b0", "b1", "b2"],
+                            on_step=keep).decisions
+    finally:
+        if undo is not None:
+            undo()
 
 
 def interleaved(games: int, rounds: int, workdir: Path, sandbox: SandboxPolicy,
-                bot: tuple[str, ...], placement: Placement | None) -> dict[str, Any]:
-    """Run (b), (a) and (a') in `rounds` blocks; return every sample (and, when pinned, where
-    each thread was allowed to run during the first block)."""
+                bots: dict[str, tuple[str, ...]], placement: Placement | None) -> dict[str, Any]:
+    """Run (b) (each seed once with each of `bots`: label -> command), (a), (a') and (a'')
+    in `rounds` blocks; return every sample (and, when pinned, where each thread was allowed
+    to run during the first block)."""
     samples, frames = Samples(), list[bytes]()
     registry = Registry()
     registry.register(TimedGame(REGISTRY.get("machiavelli"), samples))  # type: ignore[arg-type]
-    bots = [BotSpec("bot", bot), *(BotSpec(f"b{i}", ("builtin:random",)) for i in range(3))]
+    specs = [*(BotSpec(label, cmd) for label, cmd in bots.items()),
+             *(BotSpec(f"b{i}", ("builtin:random",)) for i in range(3))]
+    seated = [""]
 
     def keep(step: Step) -> None:
         if step.source == "bot":
-            samples["b"].append(step.time_ms / 1000)
+            samples[LABELS[seated[0]]].append(step.time_ms / 1000)
 
     echo, work = Echo(len(ACTION), placement), EngineWork()
     placed: list[str] = []
     undo = instrument(samples, frames)
     decisions = 0
     try:
-        with Referee(bots, TimeControl(move_ms=5000), FaultPolicy(), workdir,
+        with Referee(specs, TimeControl(move_ms=5000), FaultPolicy(), workdir,
                      registry=registry, sandbox=sandbox) as referee:
             isolation = referee.isolation
             seeds = iter(range(games))
             for block in range(rounds):
                 before, start, cpu = len(samples["b"]), time.perf_counter(), time.thread_time()
+                asked_all = sum(len(samples[LABELS[name]]) for name in bots)
                 for seed in itertools.islice(seeds, games // rounds + (block < games % rounds)):
-                    decisions += referee.play("machiavelli", {}, seed,
-                                              ["bot", "b0", "b1", "b2"], on_step=keep).decisions
+                    for seated[0] in bots:  # the same game for each: same seed, same bot seed
+                        decisions += play(referee, seed, seated[0], keep, samples)
                 asked = len(samples["b"]) - before
+                asked_all = sum(len(samples[LABELS[name]]) for name in bots) - asked_all
                 if placement is not None and not placed:  # the bots and the echo still run
                     placed = placed_now(echo)
                 wall = time.perf_counter() - start
-                # the referee's CPU time per request of the bot (its send/recv part is small)
-                busy = (time.thread_time() - cpu) / max(asked, 1)
+                # the referee's CPU time per request of a bot (its send/recv part is small)
+                busy = (time.thread_time() - cpu) / max(asked_all, 1)
                 samples["busy"].append(busy)
                 samples["a"] += echo.round_trips(itertools.cycle(frames), asked)
                 samples["a'"] += echo.round_trips(itertools.cycle(frames), asked, busy,
@@ -368,8 +402,8 @@ def interleaved(games: int, rounds: int, workdir: Path, sandbox: SandboxPolicy,
         undo()
         echo.close()
     return {"samples": samples, "frames": frames, "decisions": decisions,
-            "bot": bot_figures(workdir), "isolation": isolation, "placed": placed,
-            "bot name": "C starter bot" if bot[0] == str(C_BOT) else "Python random bot"}
+            "bot": bot_figures(workdir, "timed"), "isolation": isolation, "placed": placed,
+            "bot name": "C starter bot" if bots["bot"][0] == str(C_BOT) else "Python random bot"}
 
 
 def games_per_second(games: int, workdir: Path, sandbox: SandboxPolicy) -> float:
@@ -399,7 +433,10 @@ def report(result: dict[str, Any], rate: float) -> None:
           f"{percentile(sizes, 0.99)} B; action frames {len(ACTION)} B")
     for label, name in (("a", "(a)   bare round trip"), ("a'", "(a')  bare, referee busy"),
                         ("a''", "(a'') bare, busy with engine work"),
-                        ("b", f"(b)   referee + {result['bot name']}")):
+                        ("b", f"(b)   referee + {result['bot name']}"),
+                        ("b'", "(b')  the same, bot timing itself")):
+        if not s[label]:
+            continue
         print(f"{name:34} median {us(s.median(label)):>7}, p99 {us(percentile(s[label], .99)):>8}"
               f"  ({len(s[label])} round trips)")
     print(f"ratio b/a (median): {b / a:.2f}  (target <= 1.3); b/a'': {b / a3:.2f}; "
@@ -407,7 +444,8 @@ def report(result: dict[str, Any], rate: float) -> None:
           f"{us(statistics.mean(s['busy']))}")
     bot = result["bot"]
     encode, decode = s.median("encode"), s.median("decode")
-    print("breakdown of (b), medians per request of the bot:")
+    print("breakdown (the bot and the referee's waits timed in (b')), medians per request of "
+          "the bot:")
     print(f"  before the clock starts: engine observation {us(s.median('engine:observation'))}, "
           f"encode request {us(encode)}")
     wait, bare_wait = s.median("wait cpu"), s.median("a3 wait cpu")
@@ -419,9 +457,11 @@ def report(result: dict[str, Any], rate: float) -> None:
     print(f"  after the action arrived, off the bot's clock: decode {us(decode)}, with the "
           f"checks {us(s.median('after cpu'))} of referee CPU")
     if bot is not None:
-        unexplained = b - a3 - bot["wall"] - (wait - bare_wait)
-        print(f"  (b) - (a'') = {us(b - a3)}: bot process {us(bot['wall'])} + referee beyond a "
-              f"bare wait {us(wait - bare_wait)} + the rest {us(unexplained)}")
+        timed = s.median("b'")
+        unexplained = timed - a3 - bot["wall"] - (wait - bare_wait)
+        print(f"  (b') - (a'') = {us(timed - a3)}: bot process {us(bot['wall'])} + referee "
+              f"beyond a bare wait {us(wait - bare_wait)} + the rest {us(unexplained)}; "
+              f"the timing itself (b') - (b) = {us(timed - b)}")
     print(f"  (a'') - (a) = {us(a3 - a)}: the caches the referee's work between round trips "
           f"leaves cold,\n    of which (a') - (a) = {us(a2 - a)} is the scheduler's view of a "
           "busy process; b/a'' is the referee's and client's own share")
@@ -437,7 +477,8 @@ def report(result: dict[str, Any], rate: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=30, help="games in (b)")
+    parser.add_argument("--games", type=int, default=30,
+                        help="games in (b), each played again in (b')")
     parser.add_argument("--rounds", type=int, default=10, help="interleaved blocks")
     parser.add_argument("--sandbox", choices=sorted(SANDBOX), default="on",
                         help="bots under bubblewrap with a tournament's limits, or plain "
@@ -454,14 +495,14 @@ def main() -> None:
     if args.pin is not None:  # before any ZeroMQ context: its I/O thread inherits it
         args.pin.apply()
     sandbox = SandboxPolicy(SANDBOX[args.sandbox])
-    bot: tuple[str, ...] = (sys.executable, "-c", TIMED_BOT, str(SAMPLES), BOT_MARK)
+    bots = {"bot": RANDOM_BOT, "timed": (sys.executable, "-c", TIMED_BOT, str(SAMPLES), BOT_MARK)}
     if args.bot == "c":
         if not C_BOT.exists():
             sys.exit(f"bench/protocol.py: no {C_BOT}: build it with `make -C sample_bots/c`")
-        bot = (str(C_BOT),)
+        bots = {"bot": (str(C_BOT),), "timed": (str(C_BOT),)}
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            result = interleaved(args.games, args.rounds, Path(tmp), sandbox, bot, args.pin)
+            result = interleaved(args.games, args.rounds, Path(tmp), sandbox, bots, args.pin)
         except ConfigError as exc:  # `on` where bubblewrap does not work
             sys.exit(f"bench/protocol.py: {exc}")
         rate = games_per_second(args.games, Path(tmp), sandbox)
