@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import json
 import math
 import multiprocessing as mp
 import os
@@ -35,14 +36,20 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from multiprocessing.context import BaseContext
 from pathlib import Path
 
+from arena.referee import Referee
+from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
 from arena.tournament.config import load_config
 from arena.tournament.pairing import History, round_robin, swiss_round
 from arena.tournament.ratings import fit
 from arena.tournament.runner import Job, Progress, Runner
 from arena.tournament.workers import startup_cpu, worker_context
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import metered_bot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 LONGER = 4
@@ -108,31 +115,71 @@ def _children() -> set[int]:
     return found
 
 
-def _reap(pids: set[int]) -> None:
-    """Wait for the run's adopted processes (its fork server exits once the run has)."""
-    for pid in pids:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
+def _reap(before: set[int]) -> None:
+    """Wait for every process the run left to this process, but those of `before`: its fork
+    server, then the workers and bots adopted as each parent exits, until none is left."""
+    while pids := _children() - before:
+        for pid in pids:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
 
 
-def scaling_run(workers: int, games_per_pairing: int) -> tuple[float, float, int]:
-    """Play the scaling round-robin with `arena run`; return (games/s, CPU seconds per game
-    of the whole run: the command, its workers and their bots, games)."""
+METERED = ROOT / "bench" / "metered_bot.py"
+
+
+@dataclasses.dataclass(frozen=True)
+class RunCpu:
+    """Where one scaling run's CPU went, in seconds (each share's meaning in `scaling`)."""
+
+    games: int
+    seconds: float
+    total: float
+    coordinator: float
+    bot_starts: int
+    bot_startup: float
+    bot_games: float
+
+    @property
+    def workers(self) -> float:
+        """The rest: the workers (their referees), the fork server, the sandboxes."""
+        return self.total - self.coordinator - self.bot_startup - self.bot_games
+
+
+def _bot_meters(logs: Path) -> list[dict[str, float]]:
+    """The meters' lines of every bot process of a run (one per process that ended)."""
+    found = []
+    for log in logs.glob("*.log"):
+        for line in log.read_text(errors="replace").splitlines():
+            if metered_bot.MARK in line:
+                found.append(json.loads(line.split(metered_bot.MARK, 1)[1]))
+    return found
+
+
+def scaling_run(workers: int, games_per_pairing: int) -> RunCpu:
+    """Play the scaling round-robin with `arena run` and say where its CPU went: the
+    command itself, its workers and their bots (each bot under `metered_bot`)."""
     bots = "".join(
-        f'  - {{name: {kind}-{i}, cmd: "{{python}} {ROOT}/sample_bots/python/{kind}_bot.py"}}\n'
+        f'  - {{name: {kind}-{i}, cmd: "{{python}} {METERED} '
+        f'{ROOT}/sample_bots/python/{kind}_bot.py"}}\n'
         for kind in ("random", "greedy") for i in range(4))
     games = math.comb(8, 4) * games_per_pairing
     with tempfile.TemporaryDirectory() as out:
         path = Path(out) / "scaling.yaml"
         path.write_text(SCALING_YAML.format(games=games_per_pairing) + bots)
         cpu, start, before = _children_cpu(), time.perf_counter(), _children()
-        subprocess.run([sys.executable, "-m", "arena", "run", str(path), "-j", str(workers),
-                        "-o", str(Path(out) / "run"), "--no-report"], check=True,
-                       stdout=subprocess.DEVNULL)
+        run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "-j",
+                                str(workers), "-o", str(Path(out) / "run"), "--no-report"],
+                               stdout=subprocess.DEVNULL)
+        _, status, usage = os.wait4(run.pid, 0)  # its own CPU and its reaped children's
         seconds = time.perf_counter() - start
-        _reap(_children() - before)
+        if status:
+            raise SystemExit(f"arena run failed ({status})")
+        _reap(before)
         cpu = _children_cpu() - cpu
-    return games / seconds, cpu / games, games
+        meters = _bot_meters(Path(out) / "run" / "logs")
+    startup = sum(m["startup"] for m in meters)
+    return RunCpu(games, seconds, cpu, usage.ru_utime + usage.ru_stime, len(meters),
+                  startup, sum(m["total"] for m in meters) - startup)
 
 
 def worker_start_cpu(ctx: BaseContext, count: int = 4) -> float:
@@ -150,28 +197,72 @@ def worker_start_cpu(ctx: BaseContext, count: int = 4) -> float:
     return total / count
 
 
-def scaling(games_per_pairing: int = 1) -> None:
-    """Print speed-up and CPU per game at 1 and 2 workers (and more on a bigger machine)."""
+def idle_worker_cpu(seconds: float = 5.0) -> float:
+    """Return the CPU seconds a second that a referee spends waiting between games with the
+    8 bots of the scaling run alive (measured alone, in this process: its threads only)."""
+    bots = [BotSpec(f"{kind}-{i}", (sys.executable, str(ROOT / "sample_bots" / "python" /
+                                                        f"{kind}_bot.py")))
+            for kind in ("random", "greedy") for i in range(4)]
+    with tempfile.TemporaryDirectory() as out, \
+            Referee(bots, TimeControl(), FaultPolicy(), Path(out), max_bots=None) as referee:
+        referee.play("machiavelli", {}, 1, [b.name for b in bots[:4]])
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        time.sleep(seconds)
+        after = resource.getrusage(resource.RUSAGE_SELF)
+    return (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / seconds
+
+
+def _share(name: str, seconds: float, games: int, base: float, base_games: int) -> str:
+    """One share of the CPU per game, and its ratio to the 1-worker run's."""
+    ratio = f"{seconds / games / (base / base_games):.2f} x" if base > 0 else "n/a"
+    return f"{name} {1e3 * seconds / games:.1f} ms ({ratio})"
+
+
+def scaling(games_per_pairing: int = 1, counts: Sequence[int] = ()) -> None:
+    """Print speed-up and CPU per game by worker count (1 and 2 workers, and up to cores - 2
+    on a bigger machine, unless `counts` names them), and where each count's CPU goes, each
+    share per game and as a ratio to the 1-worker run's:
+
+    - coordinator: the `arena run` process (scheduling, the results it reads, the view);
+    - workers: the rest besides the bots: the worker processes (their referees: messages,
+      engines, replays, commits; their start), the fork server, the sandboxes;
+    - bot start-ups: each bot process until its handshake is done (interpreter, imports,
+      hello), with the number of bot processes started: it grows with the worker count
+      when each worker starts its own copies;
+    - bots' games: each bot process's CPU after its handshake (its decisions).
+    """
     cores = os.cpu_count() or 1
-    counts = sorted({1, 2, *(n for n in (4, 8, 14) if n <= cores - 2)})
-    base_rate = base_cpu = 0.0
+    counts = sorted({1, *counts} if counts else
+                    {1, 2, *(n for n in (4, 8, 14) if n <= cores - 2)})
     counted = _become_subreaper()
     spawned = worker_start_cpu(mp.get_context("spawn"))
     forked = worker_start_cpu(worker_context())
     print(f"CPU of a worker process's start (per worker, so it grows with the count): fork "
           f"server (now) {1e3 * forked:.0f} ms, spawn (before) {1e3 * spawned:.0f} ms, ratio "
           f"{forked / spawned:.2f}")
+    print(f"CPU of a referee waiting between games with 8 bots alive (idle polling, per "
+          f"worker): {1e3 * idle_worker_cpu():.2f} ms a second")
     print(f"scaling: 8-bot round-robin of Python sample bots at 4-seat tables, {cores} cores "
-          "here (the issue's goals are for 16 cores; no 16-core machine this session)"
+          "here (the issue's goals are for 16 cores)"
           + ("" if counted else "; CPU of the workers not counted (no subreaper here)"))
+    base: RunCpu | None = None
     for workers in counts:
-        rate, cpu, games = scaling_run(workers, games_per_pairing)
-        if workers == 1:
-            base_rate, base_cpu = rate, cpu
-        print(f"  {workers:2d} workers: {games} games, {rate:5.1f} games/s, speed-up "
+        run = scaling_run(workers, games_per_pairing)
+        base = base or run
+        rate, base_rate = run.games / run.seconds, base.games / base.seconds
+        per_game, base_per_game = run.total / run.games, base.total / base.games
+        print(f"  {workers:2d} workers: {run.games} games, {rate:5.1f} games/s, speed-up "
               f"x{rate / base_rate:.2f} ({rate / base_rate / workers:.0%} of linear; goal >= "
-              f"80% up to cores - 2), CPU per game {1e3 * cpu:.0f} ms = {cpu / base_cpu:.2f} x "
-              "1 worker's (goal <= 1.15)")
+              f"80% up to cores - 2), CPU per game {1e3 * per_game:.0f} ms = "
+              f"{per_game / base_per_game:.2f} x 1 worker's (goal <= 1.15)")
+        each = run.bot_startup / max(1, run.bot_starts)
+        print("      per game: " + ", ".join(_share(name, seconds, run.games, was, base.games)
+              for name, seconds, was in (
+                  ("coordinator", run.coordinator, base.coordinator),
+                  ("workers", run.workers, base.workers),
+                  (f"bot start-ups ({run.bot_starts} processes of {1e3 * each:.0f} ms)",
+                   run.bot_startup, base.bot_startup),
+                  ("bots' games", run.bot_games, base.bot_games))))
 
 
 def swiss_1000(size: int) -> float:
@@ -291,6 +382,11 @@ def main() -> None:
     if sys.argv[1:] == ["--anchor"]:
         print("Swiss anchored to a resolvable design (10 seeds each):")
         anchor_figures()
+        return
+    if sys.argv[1:2] == ["--scaling"]:  # alone: --scaling [GAMES_PER_PAIRING [WORKERS,...]]
+        args = sys.argv[2:]
+        scaling(int(args[0]) if args else 1,
+                [int(n) for n in args[1].split(",")] if len(args) > 1 else ())
         return
     scaling(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
     one, steady1, games, s1 = demo_rate(1)

@@ -1,0 +1,51 @@
+"""A Python sample bot under a CPU meter, for bench/tournament.py's attribution.
+
+Run as `python bench/metered_bot.py sample_bots/python/random_bot.py`: runs the bot script
+as `__main__` and, when the process ends, writes one line to stderr (which the referee
+keeps in the bot's log): the CPU seconds it spent until its handshake was done (start-up:
+the interpreter, the imports, the hello) and in all. The meter adds nothing to the bot's
+work but two `getrusage` calls.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import resource
+import runpy
+import sys
+from typing import Any
+
+import arena.client
+
+MARK = "bench-metered-bot: "
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def main() -> None:
+    script = sys.argv[1]
+    sys.argv = sys.argv[1:]
+    sys.path.insert(0, script.rsplit("/", 1)[0])
+    startup: list[float] = []
+    connect = arena.client.connect
+
+    def metered(*args: Any, **kwargs: Any) -> Any:
+        got = connect(*args, **kwargs)
+        startup.append(_cpu())
+        return got
+
+    def report() -> None:
+        print(MARK + json.dumps({"startup": startup[0] if startup else _cpu(),
+                                 "total": _cpu()}), file=sys.stderr, flush=True)
+
+    arena.client.connect = metered  # type: ignore[assignment]
+    atexit.register(report)
+    runpy.run_path(script, run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()
