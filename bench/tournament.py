@@ -36,11 +36,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from multiprocessing.context import BaseContext
 from pathlib import Path
 
 from arena.referee import Referee
+from arena.referee.limits import Cgroup, Enforcer, Limits, detect
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
 from arena.tournament.config import load_config
 from arena.tournament.pairing import History, round_robin, swiss_round
@@ -133,16 +134,15 @@ class RunCpu:
 
     games: int
     seconds: float
-    total: float
     coordinator: float
+    workers: float
     bot_starts: int
     bot_startup: float
     bot_games: float
 
     @property
-    def workers(self) -> float:
-        """The rest: the workers (their referees), the fork server, the sandboxes."""
-        return self.total - self.coordinator - self.bot_startup - self.bot_games
+    def total(self) -> float:
+        return self.coordinator + self.workers + self.bot_startup + self.bot_games
 
 
 def _bot_meters(logs: Path) -> list[dict[str, float]]:
@@ -155,31 +155,53 @@ def _bot_meters(logs: Path) -> list[dict[str, float]]:
     return found
 
 
-def scaling_run(workers: int, games_per_pairing: int) -> RunCpu:
+@contextlib.contextmanager
+def _run_group() -> Iterator[Cgroup | None]:
+    """A cgroup (v1) for an `arena run` and every process of it but its bots, which join
+    cgroups of their own beside it: its CPU counter is then exact for the coordinator, the
+    fork server and the workers. Without one, CPU is read from the reaped children's
+    usage, which misses the bots whose sandbox is killed after the bot exits (a sandbox's
+    first process is SIGKILLed when it lingers after its bot: its CPU is lost with it)."""
+    if detect()[0] is not Enforcer.CGROUP_V1:
+        yield None
+        return
+    group = Cgroup.create(Enforcer.CGROUP_V1, "bench-scaling",
+                          Limits(memory_mb=1 << 20, processes=100_000))
+    try:
+        yield group
+    finally:
+        group.remove()
+
+
+def scaling_run(workers: int, games_per_pairing: int) -> tuple[RunCpu, bool]:
     """Play the scaling round-robin with `arena run` and say where its CPU went: the
-    command itself, its workers and their bots (each bot under `metered_bot`)."""
+    command itself, its workers and their bots (each bot under `metered_bot`); and
+    whether the workers' share is exact (a cgroup) or an estimate (see `_run_group`)."""
     bots = "".join(
         f'  - {{name: {kind}-{i}, cmd: "{{python}} {METERED} '
         f'{ROOT}/sample_bots/python/{kind}_bot.py"}}\n'
         for kind in ("random", "greedy") for i in range(4))
     games = math.comb(8, 4) * games_per_pairing
-    with tempfile.TemporaryDirectory() as out:
+    with tempfile.TemporaryDirectory() as out, _run_group() as group:
         path = Path(out) / "scaling.yaml"
         path.write_text(SCALING_YAML.format(games=games_per_pairing) + bots)
         cpu, start, before = _children_cpu(), time.perf_counter(), _children()
         run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "-j",
                                 str(workers), "-o", str(Path(out) / "run"), "--no-report"],
-                               stdout=subprocess.DEVNULL)
+                               stdout=subprocess.DEVNULL,
+                               preexec_fn=group.join if group else None)
         _, status, usage = os.wait4(run.pid, 0)  # its own CPU and its reaped children's
         seconds = time.perf_counter() - start
         if status:
             raise SystemExit(f"arena run failed ({status})")
         _reap(before)
-        cpu = _children_cpu() - cpu
         meters = _bot_meters(Path(out) / "run" / "logs")
+        coordinator = usage.ru_utime + usage.ru_stime
+        bots = sum(m["total"] for m in meters)
+        rest = (group.cpu_ns() / 1e9 if group else _children_cpu() - cpu - bots) - coordinator
     startup = sum(m["startup"] for m in meters)
-    return RunCpu(games, seconds, cpu, usage.ru_utime + usage.ru_stime, len(meters),
-                  startup, sum(m["total"] for m in meters) - startup)
+    return RunCpu(games, seconds, coordinator, rest, len(meters), startup,
+                  bots - startup), group is not None
 
 
 def worker_start_cpu(ctx: BaseContext, count: int = 4) -> float:
@@ -247,7 +269,7 @@ def scaling(games_per_pairing: int = 1, counts: Sequence[int] = ()) -> None:
           + ("" if counted else "; CPU of the workers not counted (no subreaper here)"))
     base: RunCpu | None = None
     for workers in counts:
-        run = scaling_run(workers, games_per_pairing)
+        run, exact = scaling_run(workers, games_per_pairing)
         base = base or run
         rate, base_rate = run.games / run.seconds, base.games / base.seconds
         per_game, base_per_game = run.total / run.games, base.total / base.games
@@ -259,7 +281,7 @@ def scaling(games_per_pairing: int = 1, counts: Sequence[int] = ()) -> None:
         print("      per game: " + ", ".join(_share(name, seconds, run.games, was, base.games)
               for name, seconds, was in (
                   ("coordinator", run.coordinator, base.coordinator),
-                  ("workers", run.workers, base.workers),
+                  ("workers" if exact else "workers (estimate)", run.workers, base.workers),
                   (f"bot start-ups ({run.bot_starts} processes of {1e3 * each:.0f} ms)",
                    run.bot_startup, base.bot_startup),
                   ("bots' games", run.bot_games, base.bot_games))))
