@@ -71,7 +71,7 @@ log = logging.getLogger("arena.referee")
 LOG_CAP_BYTES = 1 << 20
 GRACE_MS = 500
 MONITOR_S = 0.1
-"""How often the limits of running bots are checked."""
+"""How often the limits of the bots of the game in progress are checked."""
 _announced = False
 
 
@@ -113,6 +113,10 @@ class Referee:
         self._reported = 0
         self._monitor_stop = threading.Event()
         self._monitor: threading.Thread | None = None
+        self._playing = threading.Event()
+        """Set while a game is played: the monitor sleeps without waking between games."""
+        self._seated: frozenset[str] = frozenset()
+        """The bots of the game in progress: the only ones whose limits are sampled."""
         self.max_bots = max_bots
         self._used: dict[str, int] = {}
         """Bot name -> the number of the game it last played in (least recent stops first)."""
@@ -145,6 +149,7 @@ class Referee:
                  tb: TracebackType | None) -> None:
         reason = "done" if kind is None else "interrupted"
         self._monitor_stop.set()
+        self._playing.set()  # wakes a monitor waiting for a game, to see the stop
         if self._monitor is not None:
             self._monitor.join()
             self._monitor = None
@@ -157,14 +162,35 @@ class Referee:
             self._old_sigterm = None
 
     def _watch_limits(self) -> None:
-        """Keep each running bot's `breach` current, so that a game sees it at once."""
-        while not self._monitor_stop.wait(MONITOR_S):
+        """Keep the `breach` of each bot of the game in progress current, so that the game
+        sees it at once; remember the descendants of bots that need tracking.
+
+        Only seated bots are sampled, and only while a game is played: a bot between games
+        uses no CPU of its game (the per-game CPU limit starts at its next game), one that
+        dies is restarted before its next game, and each game's end reads every seat's
+        counters afresh (`recheck_limit`). Sampling every live bot at all times cost a
+        worker about 10 ms of CPU a second, idle or not, with 8 bots of a 4-seat run alive
+        (bench/tournament.py): a cost that grew with the worker count, not the games.
+        """
+        while not self._monitor_stop.is_set():
+            if not self._tracking():
+                self._playing.wait()
+            if self._monitor_stop.wait(MONITOR_S):
+                return
+            seated = self._seated
             for bot in list(self._bots.values()):
                 process = bot.process
-                if process is not None and bot.breach is None:
+                if process is None:
+                    continue
+                if bot.breach is None and bot.spec.name in seated:
                     bot.breach = process.breach()
-                if process is not None and process.tracked:
+                if process.tracked:
                     process.track()
+
+    def _tracking(self) -> bool:
+        """Whether a live bot's descendants are tracked by pid (no sandbox, no cgroup): one
+        could escape its group between games too, so those are watched at all times."""
+        return any(b.process is not None and b.process.tracked for b in self._bots.values())
 
     @property
     def endpoint(self) -> str:
@@ -208,11 +234,15 @@ class Referee:
                 if bot.process.cgroup is not None:
                     bot.process.cgroup.start_game()
         writer = ReplayWriter(replay) if replay is not None else None
+        self._seated = frozenset(seating)
+        self._playing.set()
         try:
             return run_game(engine, rules, seed, [self._player(b) for b in table],
                             self._zmq(), self.time, self.faults, replay=writer, ids=self._ids,
                             on_step=on_step, annotations=self._annotations(), label=label)
         finally:
+            self._playing.clear()
+            self._seated = frozenset()
             if writer is not None:
                 writer.close()
             self._stop([b for b in table if b.process is not None and (
