@@ -337,7 +337,7 @@ def placed_now(echo: Echo) -> list[str]:
     watchdog = getattr(process._watchdog, "pid", 0)
     return snapshot({echo.pid: "echo of (a)", watchdog: "the referee's watchdog"},
                     {"bwrap --": "bubblewrap, around a bot", BOT_MARK: "timed bot of (b')",
-                     "random_bot.py": "bot of (b)", str(C_BOT): "bot of (b)"})
+                     "random_bot.py": "bot of (b)", str(C_BOT): "C bot of (b) or (b')"})
 
 
 def play(referee: Referee, seed: int, bot: str, keep: Callable[[Step], None],
@@ -434,7 +434,7 @@ def report(result: dict[str, Any], rate: float) -> None:
     for label, name in (("a", "(a)   bare round trip"), ("a'", "(a')  bare, referee busy"),
                         ("a''", "(a'') bare, busy with engine work"),
                         ("b", f"(b)   referee + {result['bot name']}"),
-                        ("b'", "(b')  the same, bot timing itself")):
+                        ("b'", "(b')  the same, timed")):
         if not s[label]:
             continue
         print(f"{name:34} median {us(s.median(label)):>7}, p99 {us(percentile(s[label], .99)):>8}"
