@@ -439,8 +439,10 @@ def report(result: dict[str, Any], rate: float) -> None:
             continue
         print(f"{name:34} median {us(s.median(label)):>7}, p99 {us(percentile(s[label], .99)):>8}"
               f"  ({len(s[label])} round trips)")
-    print(f"ratio b/a (median): {b / a:.2f}  (target <= 1.3); b/a'': {b / a3:.2f}; "
-          f"referee CPU per request of the bot (a', a'' busy that long): "
+    timed = s.median("b'")
+    print(f"ratio b/a (median): {b / a:.2f}  (target <= 1.3); b/a'': {b / a3:.2f}; timed, "
+          f"b'/a: {timed / a:.2f}, b'/a'': {timed / a3:.2f}")
+    print(f"referee CPU per request of the bot (a', a'' busy that long): "
           f"{us(statistics.mean(s['busy']))}")
     bot = result["bot"]
     encode, decode = s.median("encode"), s.median("decode")
@@ -457,7 +459,6 @@ def report(result: dict[str, Any], rate: float) -> None:
     print(f"  after the action arrived, off the bot's clock: decode {us(decode)}, with the "
           f"checks {us(s.median('after cpu'))} of referee CPU")
     if bot is not None:
-        timed = s.median("b'")
         unexplained = timed - a3 - bot["wall"] - (wait - bare_wait)
         print(f"  (b') - (a'') = {us(timed - a3)}: bot process {us(bot['wall'])} + referee "
               f"beyond a bare wait {us(wait - bare_wait)} + the rest {us(unexplained)}; "
