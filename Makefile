@@ -52,6 +52,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/rummy.py
 	$(BIN)/python bench/protocol.py
+	$(BIN)/python bench/client_path.py
 	$(BIN)/python bench/tournament.py
 	$(BIN)/python bench/cluster.py --quick
 	$(BIN)/python bench/sandbox.py
