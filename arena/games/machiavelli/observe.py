@@ -79,9 +79,12 @@ def observation(state: State, seat: int) -> dict[str, Json]:
                            "used": state.used.copy(), "pending": state.pending,
                            "set_aside": state.aside.copy()}
     elif phase == _DRAFT:
-        # the cached decision names the drafting seat (cheaper than working it out again)
+        # the cached decision names the drafting seat and the pool's names in rank order
+        # (a copy of those is cheaper than sorting and naming the pool again)
         cached = state.cache
-        if (cached.decision.seat if cached is not None
-                else draft.decision_seat(state)[0]) == seat:
+        if cached is not None:
+            if cached.decision.seat == seat:
+                obs["draft_pool"] = list(cached.decision.context["characters"])
+        elif draft.decision_seat(state)[0] == seat:
             obs["draft_pool"] = list(map(name, sorted(state.pool)))
     return obs

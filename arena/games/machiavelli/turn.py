@@ -251,19 +251,31 @@ def turn_actions(state: State, seat: int) -> list[Action]:
             _extra_builds(state, seat, character, actions)
     if character is _EMPEROR and "ability" not in used and gathered:
         actions.remove(END_TURN)  # he must move the crown before his turn ends
-    if C.ARMORY in city or C.FRAMEWORK in city or C.NECROPOLIS in state.hands[seat]:
-        for hook in CITY_OPTIONS:
-            hook(state, seat, actions)
-    if C.LABORATORY in city and "laboratory" not in used:
-        actions.extend(map(LABORATORY.__getitem__, dict.fromkeys(state.hands[seat])))
-    if C.SMITHY in city and purse >= 2 and "smithy" not in used:
-        actions.append(SMITHY)
-    if C.MUSEUM in city and "museum" not in used:  # one hand card face down under it
-        actions.extend(map(MUSEUM.__getitem__, dict.fromkeys(state.hands[seat])))
+    # one pass over the city for the five districts with options, instead of a scan each
+    if not _OPTION_DISTRICTS.isdisjoint(city) or C.NECROPOLIS in state.hands[seat]:
+        _district_options(state, seat, actions)
     if character is _NAVIGATOR and gathered and "ability" not in used and EDITIONS[
             state.rules["edition"]].navigator_after_action:
         actions.remove(END_TURN)  # the classic Navigator must take his 4 gold or 4 cards
     return actions
+
+
+_OPTION_DISTRICTS = frozenset((C.ARMORY, C.FRAMEWORK, C.LABORATORY, C.SMITHY, C.MUSEUM))
+"""The districts that add options to their owner's turn (the Necropolis does from the hand)."""
+
+
+def _district_options(state: State, seat: int, actions: list[Action]) -> None:
+    """Add the options of the Armory, Framework, Necropolis, Laboratory, Smithy and Museum."""
+    city, hand, used = state.cities[seat], state.hands[seat], state.used
+    if C.ARMORY in city or C.FRAMEWORK in city or C.NECROPOLIS in hand:
+        for hook in CITY_OPTIONS:
+            hook(state, seat, actions)
+    if C.LABORATORY in city and "laboratory" not in used:
+        actions.extend(map(LABORATORY.__getitem__, dict.fromkeys(hand)))
+    if C.SMITHY in city and state.gold[seat] >= 2 and "smithy" not in used:
+        actions.append(SMITHY)
+    if C.MUSEUM in city and "museum" not in used:  # one hand card face down under it
+        actions.extend(map(MUSEUM.__getitem__, dict.fromkeys(hand)))
 
 
 def _spell_actions(state: State) -> list[Action]:
