@@ -71,7 +71,7 @@ log = logging.getLogger("arena.referee")
 LOG_CAP_BYTES = 1 << 20
 GRACE_MS = 500
 MONITOR_S = 0.1
-"""How often the limits of the bots of the game in progress are checked."""
+"""How often the descendants of bots without sandbox or cgroup are looked for."""
 _announced = False
 
 
@@ -114,10 +114,6 @@ class Referee:
         self._reported = 0
         self._monitor_stop = threading.Event()
         self._monitor: threading.Thread | None = None
-        self._playing = threading.Event()
-        """Set while a game is played: the monitor sleeps without waking between games."""
-        self._seated: frozenset[str] = frozenset()
-        """The bots of the game in progress: the only ones whose limits are sampled."""
         self.max_bots = max_bots
         self._used: dict[str, int] = {}
         """Bot name -> the number of the game it last played in (least recent stops first)."""
@@ -142,15 +138,12 @@ class Referee:
         except BaseException:
             self.__exit__(None, None, None)
             raise
-        self._monitor = threading.Thread(target=self._watch_limits, name="limits", daemon=True)
-        self._monitor.start()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         reason = "done" if kind is None else "interrupted"
         self._monitor_stop.set()
-        self._playing.set()  # wakes a monitor waiting for a game, to see the stop
         if self._monitor is not None:
             self._monitor.join()
             self._monitor = None
@@ -162,36 +155,16 @@ class Referee:
             signal.signal(signal.SIGTERM, self._old_sigterm)
             self._old_sigterm = None
 
-    def _watch_limits(self) -> None:
-        """Keep the `breach` of each bot of the game in progress current, so that the game
-        sees it at once; remember the descendants of bots that need tracking.
-
-        Only seated bots are sampled, and only while a game is played: a bot between games
-        uses no CPU of its game (the per-game CPU limit starts at its next game), one that
-        dies is restarted before its next game, and each game's end reads every seat's
-        counters afresh (`recheck_limit`). Sampling every live bot at all times cost a
-        worker about 10 ms of CPU a second, idle or not, with 8 bots of a 4-seat run alive
-        (bench/tournament.py): a cost that grew with the worker count, not the games.
-        """
-        while not self._monitor_stop.is_set():
-            if not self._tracking():
-                self._playing.wait()
-            if self._monitor_stop.wait(MONITOR_S):
-                return
-            seated = self._seated
+    def _watch_descendants(self) -> None:
+        """Remember the descendants of the bots that neither a sandbox's PID namespace nor a
+        cgroup holds, so that one that escapes its group by setsid is still killed at the
+        end (a thread started with the first such bot; a bot's limits are read by the game
+        that waits on it instead: `RosterBot.over_limit`)."""
+        while not self._monitor_stop.wait(MONITOR_S):
             for bot in list(self._bots.values()):
                 process = bot.process
-                if process is None:
-                    continue
-                if bot.breach is None and bot.spec.name in seated:
-                    bot.breach = process.breach()
-                if process.tracked:
+                if process is not None and process.tracked:
                     process.track()
-
-    def _tracking(self) -> bool:
-        """Whether a live bot's descendants are tracked by pid (no sandbox, no cgroup): one
-        could escape its group between games too, so those are watched at all times."""
-        return any(b.process is not None and b.process.tracked for b in self._bots.values())
 
     @property
     def endpoint(self) -> str:
@@ -235,15 +208,11 @@ class Referee:
                 if bot.process.cgroup is not None:
                     bot.process.cgroup.start_game()
         writer = ReplayWriter(replay) if replay is not None else None
-        self._seated = frozenset(seating)
-        self._playing.set()
         try:
             return run_game(engine, rules, seed, [self._player(b) for b in table],
                             self._zmq(), self.time, self.faults, replay=writer, ids=self._ids,
                             on_step=on_step, annotations=self._annotations(), label=label)
         finally:
-            self._playing.clear()
-            self._seated = frozenset()
             if writer is not None:
                 writer.close()
             self._stop([b for b in table if b.process is not None and (
@@ -361,6 +330,10 @@ class Referee:
                 logfile = self.workdir / "logs" / f"{bot.spec.name}.log"
                 bot.process = BotProcess(bot.spec.name, bridge_argv(bot.spec.cmd), env,
                                          bot.spec.cwd, logfile, self._log_cap, confinement)
+                if bot.process.tracked and self._monitor is None:
+                    self._monitor = threading.Thread(target=self._watch_descendants,
+                                                     name="descendants", daemon=True)
+                    self._monitor.start()
                 return True
             except OSError as exc:
                 bot.failure = f"cannot start {' '.join(bot.spec.cmd)!r}: " \

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,9 @@ from arena.referee.players import BUILTINS
 from arena.referee.process import BotProcess
 from arena.referee.spec import BotSpec
 from arena.referee.transport import Channel
+
+READ_LIMITS_S = 0.1
+"""At most how often a game reads the limits counters of the bot it waits on."""
 
 
 @dataclass
@@ -28,7 +32,9 @@ class RosterBot:
     """Why the bot could not start or connect, for its forfeits."""
     channel: Channel | None = None
     breach: str | None = None
-    """The resource limit its process hit (set by the monitor thread)."""
+    """The resource limit its process hit, once read (`over_limit`)."""
+    next_read: float = 0.0
+    """When `over_limit` may read the kernel's counters again (monotonic seconds)."""
     retired: set[str] = field(default_factory=set)
     """Tokens of its earlier processes: a hello still queued from one of them is stale."""
 
@@ -45,11 +51,24 @@ class RosterBot:
         return self.process.describe()
 
     def over_limit(self) -> str | None:
+        """The limit its process hit, read from the kernel's counters at most every
+        `READ_LIMITS_S`: a game asks at each reply and each wait on this bot, so the bot it
+        waits on is watched, and no other.
+
+        Why not a thread sampling every live bot: it cost each worker about 10 ms of CPU a
+        second, between games too, with the 8 bots of a 4-seat run alive; on a machine with
+        more workers than cores that cost grew with the worker count.
+        """
+        if self.breach is None and self.process is not None:
+            now = time.monotonic()
+            if now >= self.next_read:
+                self.next_read = now + READ_LIMITS_S
+                self.breach = self.process.breach()
         return self.breach
 
     def recheck_limit(self) -> str | None:
-        """The limit its process hit, read afresh from the kernel's counters (the monitor
-        samples them every `MONITOR_S`; a game's end must not wait for its next look)."""
+        """The limit its process hit, read afresh from the kernel's counters (`over_limit`
+        reads them at most every `READ_LIMITS_S`; a game's end must not wait for that)."""
         if self.breach is None and self.process is not None:
             self.breach = self.process.breach()
         return self.breach
