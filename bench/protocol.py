@@ -24,7 +24,11 @@ Target: b/a <= 1.3.
 Reading it: (b) - (a'') is what the referee and the client add (the bot's own time, the
 referee's receive beyond a bare wait); (a'') - (a) is what any referee that computes between
 messages pays on the bare transport (cold caches), and (a') - (a) the part of it that is the
-scheduler's view of a busy process.
+scheduler's view of a busy process. bench/client_path.py times the Python client's part
+alone, in one process (at `--pin 1`, ~7 us of (b) - (a''), most of it decoding the request
+with cold caches). The C starter parses every request whole (cJSON), which costs it more
+than the Python client's lazy decoding: at `--pin 1` its b/a read 1.64-1.71 against the
+Python bot's 1.32-1.41 (load 8-9).
 
 `--sandbox on|off`: the bots of (b) and of the games/s run under bubblewrap with the limits a
 tournament gives them (`on`, the default; it refuses to run where bubblewrap does not work),
