@@ -1,0 +1,72 @@
+"""What a worker spends besides its games stays flat: the limits of a bot are read only while
+a game waits on it (and at most every `READ_LIMITS_S`), each bot's own directories are
+resolved once per referee, and stopping a sandboxed bot scans no process table."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl, process, roster
+from arena.referee import referee as referee_module
+from arena.referee.roster import READ_LIMITS_S, RosterBot
+from arena.referee.sandbox import SandboxMode, SandboxPolicy, own_dirs
+
+RANDOM_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "python" / "random_bot.py"
+
+
+class Counters:
+    """Stands for a bot's process: only the limits counters `over_limit` reads."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+        self.hit: str | None = None
+
+    def breach(self) -> str | None:
+        self.reads += 1
+        return self.hit
+
+
+def test_a_bots_limits_are_read_at_most_every_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [100.0]
+    monkeypatch.setattr(roster, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    counters = Counters()
+    bot = RosterBot(BotSpec("b", ("bot",)), process=counters)  # type: ignore[arg-type]
+    assert bot.over_limit() is None and bot.over_limit() is None
+    assert counters.reads == 1
+    now[0] += READ_LIMITS_S
+    counters.hit = "processes: tried to run more than 32 processes/threads"
+    assert bot.over_limit() == counters.hit
+    now[0] += 10 * READ_LIMITS_S
+    assert bot.over_limit() == counters.hit  # a limit hit is kept, not read again
+    assert counters.reads == 2
+
+
+def test_stopping_an_untracked_bot_scans_no_process_table(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def scan() -> dict[int, tuple[int, str]]:
+        raise AssertionError("the process table was read")
+
+    monkeypatch.setattr(process, "_process_table", scan)
+    process._kill_seen({})
+
+
+def test_each_bots_own_directories_are_resolved_once(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    resolved: list[tuple[str, ...]] = []
+
+    def counted(argv: Sequence[str], cwd: str | None) -> Any:
+        resolved.append(tuple(argv))
+        return own_dirs(argv, cwd)
+
+    monkeypatch.setattr(referee_module, "own_dirs", counted)
+    bots = [BotSpec(f"r{i}", (sys.executable, str(RANDOM_BOT))) for i in range(3)]
+    with Referee(bots, TimeControl(startup_ms=20_000), FaultPolicy(), tmp_path,
+                 sandbox=SandboxPolicy(SandboxMode.NONE)) as referee:
+        assert all(referee.versions().values())  # all three started and said hello
+    assert len(resolved) == 3  # one per bot, not one per bot for each start
