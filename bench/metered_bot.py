@@ -16,9 +16,8 @@ import runpy
 import sys
 from typing import Any
 
-import arena.client
-
 MARK = "bench-metered-bot: "
+_startup: list[float] = []
 
 
 def _cpu() -> float:
@@ -26,24 +25,30 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _report() -> None:
+    print(MARK + json.dumps({"startup": _startup[0] if _startup else _cpu(),
+                             "total": _cpu()}), file=sys.stderr, flush=True)
+
+
+
 def main() -> None:
+    # Registered before the bot's imports: exit handlers run last-registered first, so the
+    # bot's own (ZeroMQ's context termination) are counted; only the interpreter's
+    # teardown after them is not.
+    atexit.register(_report)
+    import arena.client
+
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
     sys.path.insert(0, script.rsplit("/", 1)[0])
-    startup: list[float] = []
     connect = arena.client.connect
 
     def metered(*args: Any, **kwargs: Any) -> Any:
         got = connect(*args, **kwargs)
-        startup.append(_cpu())
+        _startup.append(_cpu())
         return got
 
-    def report() -> None:
-        print(MARK + json.dumps({"startup": startup[0] if startup else _cpu(),
-                                 "total": _cpu()}), file=sys.stderr, flush=True)
-
     arena.client.connect = metered  # type: ignore[assignment]
-    atexit.register(report)
     runpy.run_path(script, run_name="__main__")
 
 

@@ -4,10 +4,14 @@
   on 2 cores); the demo's 20 games take about two seconds, mostly starting workers and
   bots, so it is played with LONGER times as many repeats of each table;
 - scaling by worker count (issue 16): an 8-bot round-robin of the Python sample bots at
-  4-seat tables, played with 1 and 2 workers (this machine has 2 cores; goal on 16 cores:
-  >= 80% of linear up to cores - 2 workers), printing games/s, the speed-up, and CPU per
-  game (the run's own CPU plus every worker's and bot's) with its ratio to 1 worker's (goal
-  <= 1.15);
+  4-seat tables, played with 1 and 2 workers and up to cores - 2 (goal on 16 cores: >= 80%
+  of linear up to cores - 2 workers), printing games/s, the speed-up, and CPU per game (the
+  run's own CPU plus every worker's and bot's) with its ratio to 1 worker's (goal <= 1.15),
+  and where each count's CPU goes: coordinator, workers, bot start-ups (and how many bot
+  processes started), bots' games, each per game and against 1 worker's; also a waiting
+  referee's idle CPU. Alone, with chosen worker counts (more than the cores show what
+  grows with the count in CPU, not in speed): `bench/tournament.py --scaling 16 1,2,4,8,14`
+  (16 games per table: the issue's 1,120 games);
 - the time to pair one Swiss round of 1000 bots, 2 seats and tables of 4;
 - the share of tables repeating a pair, Swiss against the round-robin design, and the
   round-robin design's spread of meetings, and the time to build each Kirkman triple
