@@ -2,7 +2,9 @@
 
 Prints the mean time per decision cycle (to_act + observation for the acting seat + validate +
 apply, the random choice included), split by decision kind, and games per second. Figures
-only, no asserts.
+only, no asserts. The observation is taken as the referee takes it: `observation_view`, which
+shares the state's lists because the referee encodes it at once; the fresh `observation`
+(a copy of its own, for callers that keep it) is timed apart in the call-by-call split.
 
 The machine is often shared and noisy, so the same run also times two baselines that do not
 depend on the engine, and prints the cycle as a ratio of each; compare ratios across
@@ -12,10 +14,10 @@ machines (or across runs on a loaded machine), not microseconds:
 - `json.dumps(obs)`: serializing the cycle's observation, the least a referee does with it.
 Games/s is also given per second of CPU time the process got, which moves less with load.
 
-Then the cycle call by call (to_act, observation, random_action, validate, apply), each part
-in units of json.dumps(obs), to show which calls stand between the cycle and its goal
-(<= 1.0 x json.dumps(obs), issue 16); and, apart, parse_action of the wire form of each action
-chosen: the referee's CPU per bot reply, outside the cycle.
+Then the cycle call by call (to_act, observation_view, random_action, validate, apply), each
+part in units of json.dumps(obs), to show which calls stand between the cycle and its goal
+(<= 1.0 x json.dumps(obs), issue 16); and, apart, the fresh `observation` and parse_action of
+the wire form of each action chosen (the referee's CPU per bot reply), outside the cycle.
 
 Last, the same games with `cast: random` and `district_preset: random` (issue 12: the decision
 cycle with random casts within 10% of the base cast's), printed as a ratio of the base cast's
@@ -68,17 +70,19 @@ def play_one(seed: int, players: int, totals: Totals, rules: Rules | None = None
         decision = GAME.to_act(state)
         if decision is None:
             break
-        obs = GAME.observation(state, decision.seat)
+        obs = GAME.observation_view(state, decision.seat)
+        t1 = clock()
+        json.dumps(obs)  # where the referee encodes it: before apply changes what it shares
+        t2 = clock()
         action = GAME.random_action(state, decision.seat, policy)
         GAME.validate(state, decision.seat, action)
         GAME.apply(state, decision.seat, action)
-        t1 = clock()
+        t3 = clock()
         entry = per_kind[decision.kind]
-        entry[0] += t1 - t0
+        entry[0] += t1 - t0 + t3 - t2
         entry[1] += 1
         totals.cycles += 1
-        json.dumps(obs)
-        totals.dumps += clock() - t1
+        totals.dumps += t2 - t1
     GAME.outcome(state)
 
 
@@ -91,11 +95,13 @@ def bare_loop(cycles: int, call: Callable[..., object] = _noop) -> float:
         t0 = clock()
         decision = call(None)
         call(None, 0)
+        t1 = clock()
+        t2 = clock()
         call(None, 0, None)
         call(None, 0, decision)
         call(None, 0, decision)
         entry = per_kind["turn"]
-        entry[0] += clock() - t0
+        entry[0] += t1 - t0 + clock() - t2
         entry[1] += 1
     return clock() - start
 
@@ -159,15 +165,16 @@ def compare_casts(games: int, players: int) -> None:
               f"base cast's {goal}")
 
 
-CALLS = ("to_act", "observation", "random_action", "validate", "apply")
+CALLS = ("to_act", "observation_view", "random_action", "validate", "apply")
 
 
 def split(games: int, players: int) -> None:
     """Time each call of the cycle on its own (a clock read around each, ~0.1 us apiece, so
     the parts add up to a little more than the cycle above) and print each part's mean in
-    units of json.dumps(obs): what is left, call by call, against the goal."""
-    spent, clock, cycles = dict.fromkeys((*CALLS, "dumps", "parse_action"), 0.0), \
-        time.perf_counter, 0
+    units of json.dumps(obs): what is left, call by call, against the goal. Apart: the
+    fresh `observation` of the same seat, and parse_action."""
+    spent, clock, cycles = dict.fromkeys((*CALLS, "dumps", "observation", "parse_action"),
+                                         0.0), time.perf_counter, 0
     for seed in range(games):
         state = GAME.new_game(players, {}, seed)
         policy = random.Random(seed)
@@ -177,34 +184,38 @@ def split(games: int, players: int) -> None:
             if decision is None:
                 break
             t1 = clock()
-            obs = GAME.observation(state, decision.seat)
+            obs = GAME.observation_view(state, decision.seat)
             t2 = clock()
-            action = GAME.random_action(state, decision.seat, policy)
+            json.dumps(obs)  # before apply changes what the view shares
             t3 = clock()
-            GAME.validate(state, decision.seat, action)
+            GAME.observation(state, decision.seat)  # outside the cycle: the fresh copy
             t4 = clock()
-            GAME.apply(state, decision.seat, action)
+            action = GAME.random_action(state, decision.seat, policy)
             t5 = clock()
-            json.dumps(obs)
+            GAME.validate(state, decision.seat, action)
             t6 = clock()
-            for name, seconds in zip((*CALLS, "dumps"), (t1 - t0, t2 - t1, t3 - t2, t4 - t3,
-                                                         t5 - t4, t6 - t5), strict=True):
+            GAME.apply(state, decision.seat, action)
+            t7 = clock()
+            for name, seconds in zip((*CALLS, "dumps", "observation"),
+                                     (t1 - t0, t2 - t1, t5 - t4, t6 - t5, t7 - t6, t3 - t2,
+                                      t4 - t3), strict=True):
                 spent[name] += seconds
             cycles += 1
             # outside the cycle: the referee's parse of the bot's reply to this decision
             wire = GAME.action_to_wire(action)
-            t7 = clock()
+            t8 = clock()
             GAME.parse_action(decision, wire)
-            spent["parse_action"] += clock() - t7
+            spent["parse_action"] += clock() - t8
     dumps = spent["dumps"] / cycles
     parts = ", ".join(f"{name} {1e6 * spent[name] / cycles:.2f} us "
                       f"({spent[name] / cycles / dumps:.2f})" for name in CALLS)
     print(f"the cycle call by call, {games} games (in units of json.dumps(obs), "
           f"{1e6 * dumps:.2f} us):")
     print(f"  {parts}")
-    print(f"  not in the cycle: parse_action (referee CPU per bot reply) "
-          f"{1e6 * spent['parse_action'] / cycles:.2f} us "
-          f"({spent['parse_action'] / cycles / dumps:.2f})")
+    print("  not in the cycle: " + ", ".join(
+        f"{label} {1e6 * spent[name] / cycles:.2f} us ({spent[name] / cycles / dumps:.2f})"
+        for name, label in (("observation", "observation (fresh: for callers that keep it)"),
+                            ("parse_action", "parse_action (referee CPU per bot reply)"))))
 
 
 if __name__ == "__main__":

@@ -222,6 +222,13 @@ class Game(Protocol[S, A]):
         """Return what `seat` may know now: the only place hidden information is filtered."""
         ...
 
+    def observation_view(self, state: S, seat: int) -> dict[str, Json]:
+        """Return `observation(state, seat)` for a caller that encodes it at once (the
+        referee): equal to it, but it may share the state's own lists, so it holds only
+        until the state next changes and must never be written to. A game whose
+        observation has nothing to gain returns `observation` itself."""
+        ...
+
     def outcome(self, state: S) -> Outcome | None:
         """Return the outcome once the game is over, else None."""
         ...

@@ -238,7 +238,8 @@ class _Match:
     def _ask(self, seat: _Seat, decision: Decision) -> _Reply:
         assert seat.player.peer is not None
         request_id = next(self.ids)
-        observation = self._engine(self.game.observation, self.state, seat.seat)
+        # encoded below, before the state changes: the view (no copies) is enough
+        observation = self._engine(self.game.observation_view, self.state, seat.seat)
         frame = encode(Request(
             id=request_id, kind=decision.kind, seat=seat.seat, observation=observation,
             events=seat.pending, options=None if decision.options is None

@@ -17,6 +17,7 @@ every step is checked:
 - `to_json` -> JSON text -> `from_json` gives the same state, observations and future;
 - what a seat cannot see (shuffled by the game's `HIDDEN` function) never changes its
   observation;
+- `observation_view` equals `observation` (it may share the state's lists, not differ);
 - events are well formed and visible to real seats only;
 - observations, decisions (kind, context, options), actions and events match the game's
   own JSON Schemas (`Game.wire_schemas`, exported to protocol/schemas/);
@@ -173,6 +174,7 @@ def check_decision(engine: AnyGame, state: Any, decision: Decision, players: int
     name = engine.info.name
     for seat in range(players):
         observation = json.loads(json.dumps(engine.observation(state, seat)))
+        assert engine.observation_view(state, seat) == observation
         if thorough and seat == decision.seat:
             conforms(name, "observation", observation)
     if thorough:

@@ -107,6 +107,9 @@ class Race:
                 "hand_sizes": [len(h) for h in state.hands], "deck": len(state.deck),
                 "turn": state.turn}
 
+    def observation_view(self, state: RaceState, seat: int) -> dict[str, Json]:
+        return self.observation(state, seat)
+
     def outcome(self, state: RaceState) -> Outcome | None:
         if not self._over(state):
             return None

@@ -17,7 +17,7 @@ from arena.core.game import Decision, GameInfo, Json, Outcome
 from . import rules, scoring, setup, wire
 from . import state as st
 from .actions import Action, Kind, parse
-from .observe import observation
+from .observe import observation, observation_view
 from .state import Legal, Phase, State
 
 __all__ = ["GAME", "Machiavelli", "State", "Action"]
@@ -67,6 +67,9 @@ class Machiavelli:
     """Validate and perform an action; all or nothing (`rules.apply`)."""
     observation = staticmethod(observation)
     """Return what a seat may know now (`observe.observation`)."""
+    observation_view = staticmethod(observation_view)
+    """Return the observation sharing the state's lists, to encode at once
+    (`observe.observation_view`)."""
 
     def outcome(self, state: State) -> Outcome | None:
         """Return the outcome once the game is over."""

@@ -9,6 +9,8 @@ offered to it during the draft (while it chooses), its own turn's pending cards,
 its warrants is signed or which of its threats bears the flower. Never: other hands, other
 seats' unrevealed characters, face-down discards, the cards under the Museum (not even for
 its owner: DECISIONS.md "Museum"), the deck order, the RNG.
+`observation_view` is that filter; `observation` is the view with the lists it shares with
+the state copied, for callers that keep it.
 Imports only the standard library and `arena.core`.
 """
 
@@ -23,7 +25,7 @@ from .state import Phase, State
 _DRAFT, _TURN = Phase.DRAFT, Phase.TURN  # globals: cached lookups, unlike class attributes
 
 
-# every key in wire order, valued None: observation copies it (one C call that reuses the key
+# every key in wire order, valued None: the view copies it (one C call that reuses the key
 # table) and stores the values that are not None, cheaper than building a 23-key dict
 _TEMPLATE: dict[str, Json] = dict.fromkeys((
     "seat", "players", "round", "phase", "crown", "city_size", "cast", "gold", "hand_sizes",
@@ -32,8 +34,12 @@ _TEMPLATE: dict[str, Json] = dict.fromkeys((
     "turn", "warrants", "signed_warrant", "threats", "flower", "museum"))
 
 
-def observation(state: State, seat: int) -> dict[str, Json]:
-    """Return the observation of `seat` as plain JSON-ready data."""
+def observation_view(state: State, seat: int) -> dict[str, Json]:
+    """Return the observation of `seat`, sharing the state's own lists where it holds them
+    (the cast, gold, cities, beautified districts, the seat's hand, its turn's used and
+    set-aside lists) and the cached decision's pool names: for a caller that encodes it
+    before the state next changes and never writes to it (the referee). Equal to
+    `observation`, about a quarter cheaper (bench/engine.py)."""
     # map() over C functions instead of comprehensions: this runs at every decision
     current, character, name = state.current_seat, state.current_char, NAMES.__getitem__
     killed, robbed, phase, revealed = state.killed, state.robbed, state.phase, state.revealed
@@ -44,11 +50,11 @@ def observation(state: State, seat: int) -> dict[str, Json]:
     obs["phase"] = phase
     obs["crown"] = state.crown
     obs["city_size"] = state.rules["city_size"]
-    obs["cast"] = list(state.rules["characters"])
-    obs["gold"] = state.gold.copy()
+    obs["cast"] = state.rules["characters"]
+    obs["gold"] = state.gold
     obs["hand_sizes"] = list(map(len, state.hands))
-    obs["cities"] = list(map(list, state.cities))
-    obs["beautified"] = list(map(list, state.beautified))
+    obs["cities"] = state.cities
+    obs["beautified"] = state.beautified
     obs["deck_size"] = len(state.deck)
     obs["tax_token"] = state.tax_token
     obs["first_complete"] = state.first_complete
@@ -71,20 +77,38 @@ def observation(state: State, seat: int) -> dict[str, Json]:
     obs["threats"] = list(map(name, threats)) if threats else []
     if threats and state.blackmailer == seat and state.flower is not None:
         obs["flower"] = NAMES[state.flower]  # the Blackmailer's secret: his seat only
-    obs["hand"] = state.hands[seat].copy()
+    obs["hand"] = state.hands[seat]
     obs["characters"] = list(map(name, state.chars[seat]))
     if phase == _TURN:
         if current == seat:
             obs["turn"] = {"gathered": state.gathered, "builds_left": state.builds_left,
-                           "used": state.used.copy(), "pending": state.pending,
-                           "set_aside": state.aside.copy()}
+                           "used": state.used, "pending": state.pending,
+                           "set_aside": state.aside}
     elif phase == _DRAFT:
         # the cached decision names the drafting seat and the pool's names in rank order
-        # (a copy of those is cheaper than sorting and naming the pool again)
+        # (cheaper than sorting and naming the pool again)
         cached = state.cache
         if cached is not None:
             if cached.decision.seat == seat:
-                obs["draft_pool"] = list(cached.decision.context["characters"])
+                obs["draft_pool"] = cached.decision.context["characters"]
         elif draft.decision_seat(state)[0] == seat:
             obs["draft_pool"] = list(map(name, sorted(state.pool)))
+    return obs
+
+
+def observation(state: State, seat: int) -> dict[str, Json]:
+    """Return the observation of `seat` as plain JSON-ready data of its own: what a caller
+    does to it reaches neither the state nor another observation."""
+    obs = observation_view(state, seat)
+    # copies of every list the view shares
+    obs["cast"] = list(state.rules["characters"])
+    obs["gold"] = state.gold.copy()
+    obs["cities"] = list(map(list, state.cities))
+    obs["beautified"] = list(map(list, state.beautified))
+    obs["hand"] = state.hands[seat].copy()
+    if obs["draft_pool"] is not None:
+        obs["draft_pool"] = list(obs["draft_pool"])
+    turn = obs["turn"]
+    if turn is not None:
+        turn["used"], turn["set_aside"] = state.used.copy(), state.aside.copy()
     return obs

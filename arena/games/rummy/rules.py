@@ -235,6 +235,10 @@ class RummyGame:
         """Return what `seat` may know (see `observe`)."""
         return observation(state, seat)
 
+    def observation_view(self, state: RummyState, seat: int) -> dict[str, Json]:
+        """Return `observation` (it shares nothing with the state: nothing to gain)."""
+        return observation(state, seat)
+
     def outcome(self, state: RummyState) -> Outcome | None:
         """Return the outcome once the game is over (see `scoring`)."""
         return scoring.outcome(state)

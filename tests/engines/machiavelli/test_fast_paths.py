@@ -96,6 +96,22 @@ def test_observations_are_fresh_and_in_wire_key_order() -> None:
         GAME.apply(state, decision.seat, GAME.random_action(state, decision.seat, policy))
 
 
+@pytest.mark.parametrize(("players", "rules"), [
+    (4, {}), (8, {"cast": "random", "district_preset": "random"}), (5, {"cast": "random"}),
+    (3, {"edition": "classic"})])
+def test_the_view_equals_the_observation(players: int, rules: dict[str, object]) -> None:
+    # the referee sends the view (encoded at once, so it may share the state's lists): it
+    # must be what `observation` says, key order included, for every seat at every step
+    state = GAME.new_game(players, rules, 7)  # type: ignore[arg-type]
+    policy = random.Random(7)
+    while (decision := GAME.to_act(state)) is not None:
+        for seat in range(players):
+            view = GAME.observation_view(state, seat)
+            assert view == GAME.observation(state, seat)
+            assert list(view) == OBSERVATION_KEYS
+        GAME.apply(state, decision.seat, GAME.random_action(state, decision.seat, policy))
+
+
 def test_a_checked_action_is_still_refused_to_another_seat() -> None:
     # validate skips the rules for the action the engine just chose, but only for its seat
     state = GAME.new_game(4, {}, 2)
