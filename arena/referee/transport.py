@@ -37,6 +37,12 @@ _NOBLOCK = int(zmq.NOBLOCK)
 _MORE_NOBLOCK = int(zmq.SNDMORE | zmq.NOBLOCK)
 _POLLIN = int(zmq.POLLIN)
 
+_send_part = cast(Callable[["zmq.Socket[bytes]", bytes, int], None], zmq.backend.Socket.send)
+"""pyzmq's compiled send. `zmq.Socket.send` is a Python method around it that only adds
+draft sockets' `routing_id` and `group`; calling the compiled one for the two parts of each
+request leaves that Python call off the bot's clock: 1.1 us less per request with cold caches
+(the two sends after 150 us of engine work, pinned, 3 runs: 13.5 -> 12.4 us)."""
+
 
 class Transport(Protocol):
     """Frames to and from bots, addressed by peer id."""
@@ -133,8 +139,8 @@ class ZmqTransport:
             log.debug("-> %s %s", peer.hex(), _preview(frame))
         try:  # two sends, not send_multipart: it costs a Python loop per message
             socket = self._sockets[int.from_bytes(peer[:2], "big")]
-            socket.send(peer[2:], _MORE_NOBLOCK)
-            socket.send(frame, _NOBLOCK)
+            _send_part(socket, peer[2:], _MORE_NOBLOCK)
+            _send_part(socket, frame, _NOBLOCK)
         except (zmq.ZMQError, IndexError) as exc:  # EHOSTUNREACH (gone) or EAGAIN
             log.info("cannot send to %s: %s", peer.hex(), exc)
             return False
