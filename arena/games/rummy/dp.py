@@ -32,7 +32,7 @@ import time
 from itertools import product
 
 from arena.games.rummy.cards import JOKER_INDEX, PENALTY, natural
-from arena.games.rummy.dp_bound import SuitBound
+from arena.games.rummy.dp_bound import UNIT, SuitBound
 from arena.games.rummy.dp_build import Builder
 from arena.games.rummy.dp_steps import (
     LAST,
@@ -188,6 +188,17 @@ class RankDP:
         self.satisfice = True
         try:
             return self._race(floor=0)
+        finally:
+            self.satisfice = False
+
+    def feasible(self) -> bool:
+        """Return whether the required cards can all be placed, with any optional ones
+        (stopping at the first solution met, which `melds` then rebuilds)."""
+        if useful(self.opt, self.req, self.max_jokers) != self.req:
+            return False
+        self.satisfice = True
+        try:
+            return self._race(floor=-1) > NEG
         finally:
             self.satisfice = False
 
@@ -349,8 +360,8 @@ class RankDP:
             short = self._short(value, runs, pend or self.pend_max)
             if short > left:
                 return []
-            if self.suit_bound is not None:  # in halves; the groups' own jokers come next
-                short = max(short, (self.suit_bound.total(value + 1, 0, runs) + 1) // 2)
+            if self.suit_bound is not None:  # in units; the groups' own jokers come next
+                short = max(short, -(-self.suit_bound.total(value + 1, 0, runs) // UNIT))
             if not any(groups):
                 return [(0, (value + 1, 0, runs, nxt, groups, used, room), (0, 0, ()))]
             return [(0, (value + 1, 0, runs, nxt, (0, 0, 0, 0), used + extra,
@@ -358,10 +369,10 @@ class RankDP:
                     for extra, more, plan in group_options(groups, left, self.max_jokers)
                     if short <= left - extra]
         head, tail = runs[:suit], runs[suit + 1:]
-        # the jokers the other suits need (in halves) are the same after every step
-        others = -2 * left
+        # the jokers the other suits need (in units) are the same after every step
+        others = -UNIT * left
         if self.suit_bound is not None:
-            others = self.suit_bound.total(value, suit, runs) \
+            others = self.suit_bound.total(value, suit, runs, groups) \
                 - self.suit_bound.need(value, suit, runs[suit])
         return [(points, (value, suit + 1, (*head, step.runs, *tail),
                           pend if kept is None else pend[:suit] + (kept,) + pend[suit + 1:],
@@ -369,13 +380,14 @@ class RankDP:
                           min(room + step.room, left - step.jokers)), step)
                 for points, step, kept, new_groups, need in self._steps(
                     value, suit, runs[suit], (pend or self.pend_max)[suit], left, groups)
-                if others + need <= 2 * (left - step.jokers)]
+                if others + need <= UNIT * (left - step.jokers)]
 
     def _steps(self, value: int, suit: int, runs: SuitRuns, pend: tuple[int, int],
                left: int, groups: Groups
                ) -> list[tuple[int, SuitStep, tuple[int, int] | None, Groups, int]]:
         """Return `_moves` with the group copies after each, dead groups left out, and
-        the jokers (in halves) the suit needs after each (`dp_bound`; 0 when off)."""
+        the jokers (in `dp_bound.UNIT`s) the suit needs after each (0 when the bound is
+        off)."""
         key = (value, suit, runs, pend, left, groups)
         hit = self.steps.get(key)
         if hit is not None:
@@ -391,7 +403,8 @@ class RankDP:
                                                        left - step.jokers):
                 continue
             need = 0 if self.suit_bound is None else \
-                self.suit_bound.need(value + 1, suit, step.runs)
+                self.suit_bound.step_cost(value, suit, 0, step.grouped) \
+                + self.suit_bound.need(value + 1, suit, step.runs)
             out.append((points, step, kept, new_groups, need))
         self.steps[key] = out
         return out

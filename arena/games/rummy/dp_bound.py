@@ -6,80 +6,243 @@ are dead, mostly because jokers went into early melds (or runs were left open) w
 cards above cannot be placed without more jokers than are left. This test reads each suit
 alone: from a value on, the suit's cards go into its own runs (the open ones, or new ones)
 or into groups. A run's jokers (gap jokers, and the extras a short run takes when it
-closes) belong to its suit. A group of n natural cards holds at least 3 - n jokers, which
-is at least (3 - s) / s per card when only s < 3 suits have a card of that rank; so a copy
-sent to such a group counts that share (in halves of a joker: one half with two suits, two
-jokers with one), and a copy sent to a group of a rank that three suits hold counts
-nothing. The fewest halves each suit needs, as a function of its open runs, is a small
-programme over that suit alone, solved lazily once per search.
+closes) belong to its suit. The groups of a value are priced (a Lagrangian relaxation): a
+copy of suit s sent to a group at value v costs `price[s][v]` (any sign), and the value's
+groups bring back `base[v]`, the least of (the jokers its groups need, less the prices of
+their cards) over every way of sending copies to groups. The fewest units each suit needs,
+as a function of its open runs, is a small programme over that suit alone, solved lazily
+once per search; the bound of a state is their sum plus the bases still to come.
 
-Why it is a lower bound: in any solution each suit's decisions are steps of that suit's
-programme, each run joker belongs to one suit, and each group's jokers are at least the sum
-of its cards' shares. So a solution places at least half the sum over the suits, and a
-state whose jokers left fall short of it is dead. Table aces may sit at value 1 or 14, so
-neither end requires them here.
+Why it is a lower bound, whatever the prices: in any solution each suit's decisions are
+steps of that suit's programme, each run joker belongs to one suit, and the jokers of the
+groups of value v are at least base[v] plus the prices of the copies sent to them. The
+first prices are the plain shares (a copy sent to a group of a rank only s < 3 suits hold
+brings (3 - s) / s of a joker; nothing when three suits hold it); `tighten` then moves them
+by subgradient steps towards a higher bound at the start (measured: see `tighten`). Table
+aces may sit at value 1 or 14, so neither end requires them here.
 
 Imports only the standard library and this package.
 """
 
 from __future__ import annotations
 
-from arena.games.rummy.dp_steps import LAST, SuitRuns, card_at, suit_steps
+from itertools import product
+
+from arena.games.rummy.dp_steps import (
+    LAST,
+    Groups,
+    SuitRuns,
+    SuitStep,
+    card_at,
+    group_options,
+    suit_steps,
+)
 
 INFINITE = 10**6
+UNIT = 12
+"""Units of one joker: prices and bounds are whole units (12 holds the halves and thirds
+of the plain shares exactly)."""
+PRICE_CAP = 4 * UNIT
+"""Prices stay within four jokers either way (any prices give a valid bound; this keeps
+sums far from `INFINITE`)."""
+Node = tuple[int, SuitRuns, list[tuple[int, int, int]]]
+"""A state of one suit's programme: (value, open runs, steps)."""
+NO_RUNS: tuple[SuitRuns, ...] = ((), (), (), ())
 
 
 class SuitBound:
-    """Per (value, suit, open runs of the suit): the fewest jokers, in halves, that the
-    suit's cards need from that value on."""
+    """Per (value, suit, open runs of the suit): the fewest units of jokers (`UNIT` a
+    joker) that the suit's cards need from that value on, its group copies priced."""
 
     def __init__(self, required: list[int], optional: list[int], jokers: int,
                  max_jokers: int) -> None:
         self.req, self.opt = required, optional
         self.jokers, self.max_jokers = jokers, max_jokers
         self.memo: dict[tuple[int, int, SuitRuns], int] = {}
-        self.shares = [self._group_share(value) for value in range(LAST + 2)]
+        self.graphs: list[list[Node]] = [[] for _ in range(4)]
+        self.avail = [[self._avail(value, suit) for value in range(LAST + 2)]
+                      for suit in range(4)]
+        self.splits = [self._splits(value) for value in range(LAST + 2)]
+        """Per value: (copies per suit, units of jokers) of each way its group copies can
+        form groups; [] past the aces' groups."""
+        self.cap = [[max((x[suit] for x, _ in self.splits[value]), default=0)
+                     for value in range(LAST + 2)] for suit in range(4)]
+        """Most copies of a suit that any way of forming groups at a value takes."""
+        self.price = [[self._share(value) for value in range(LAST + 2)] for _ in range(4)]
+        self.rest: list[int] = []
+        self._settle()
 
-    def need(self, value: int, suit: int, runs: SuitRuns) -> int:
-        """Return the fewest halves of a joker `suit` needs from `value` on, with the open
-        runs `runs` coming in (`INFINITE` when no number will do)."""
-        key = (value, suit, runs)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        if value > LAST + 1:
-            return 0 if not runs else INFINITE
-        avail = low = 0
-        if value <= LAST:
-            index = card_at(value, suit)
-            avail = self.req[index] + self.opt[index]
-            low = 0 if value in (1, LAST) else self.req[index]
-        share = self.shares[value]
-        best = INFINITE
-        for step in suit_steps(runs, avail, low, self.jokers, self.max_jokers, value):
-            cost = 2 * step.jokers + step.grouped * share
-            if cost < best:
-                best = min(best, cost + self.need(value + 1, suit, step.runs))
-        self.memo[key] = best
-        return best
+    def _avail(self, value: int, suit: int) -> int:
+        if value > LAST:
+            return 0
+        index = card_at(value, suit)
+        return self.req[index] + self.opt[index]
 
-    def _group_share(self, value: int) -> int:
-        """Halves of a joker each natural card of a group at `value` brings at least."""
+    def _splits(self, value: int) -> list[tuple[Groups, int]]:
         if value >= LAST:
-            return INFINITE  # aces group at value 1; nothing groups past it
-        suits = sum(1 for t in range(4)
-                    if self.req[card_at(value, t)] + self.opt[card_at(value, t)] > 0)
+            return []
+        out = []
+        for x in product(*(range(self.avail[s][value] + 1) for s in range(4))):
+            copies: Groups = (x[0], x[1], x[2], x[3])
+            options = group_options(copies, self.jokers, self.max_jokers)
+            if options:
+                out.append((copies, UNIT * min(option[0] for option in options)))
+        return out
+
+    def _share(self, value: int) -> int:
+        """Units of a joker each natural card of a group at `value` brings at least."""
+        suits = sum(1 for t in range(4) if self.avail[t][value] > 0)
         if suits == 0 or suits >= 3:
             return 0
-        if 3 - suits > self.max_jokers:
-            return INFINITE
-        return 2 * (3 - suits) // suits
+        return UNIT * (3 - suits) // suits
 
-    def total(self, value: int, suit: int, runs: tuple[SuitRuns, ...]) -> int:
-        """Return the halves a state deciding `suit` at `value` needs: the suits before
-        it have decided `value` already."""
-        need = self.need
-        return (need(value + 1 if suit > 0 else value, 0, runs[0])
-                + need(value + 1 if suit > 1 else value, 1, runs[1])
-                + need(value + 1 if suit > 2 else value, 2, runs[2])
-                + need(value + 1 if suit > 3 else value, 3, runs[3]))
+    def _settle(self) -> None:
+        """Recompute the bases for the prices, and forget the suits' programmes."""
+        base = [0] * (LAST + 3)
+        for value in range(1, LAST):
+            price = [self.price[s][value] for s in range(4)]
+            base[value] = min(units - sum(p * c for p, c in zip(price, x, strict=True))
+                              for x, units in self.splits[value])
+        self.rest = [sum(base[value:]) for value in range(LAST + 3)]
+        self.memo.clear()
+
+    def need(self, value: int, suit: int, runs: SuitRuns) -> int:
+        """Return the fewest units `suit` needs from `value` on, with the open runs `runs`
+        coming in (`INFINITE` or more when no number will do)."""
+        hit = self.memo.get((value, suit, runs))
+        if hit is None:
+            if value > LAST + 1:
+                hit = 0 if not runs else INFINITE
+            else:  # prices may be negative: no step is skipped on its cost alone
+                hit = min((self.step_cost(value, suit, step.jokers, step.grouped)
+                           + self.need(value + 1, suit, step.runs)
+                           for step in self._steps(value, suit, runs)), default=INFINITE)
+            self.memo[(value, suit, runs)] = hit
+        return hit
+
+    def _steps(self, value: int, suit: int, runs: SuitRuns) -> tuple[SuitStep, ...]:
+        """Return the suit's steps at `value` (up to value 15, where runs close): table
+        copies all used, but aces, which may sit at either end."""
+        low = 0 if value in (1, LAST) or value > LAST else self.req[card_at(value, suit)]
+        return suit_steps(runs, self.avail[suit][value], low, self.jokers, self.max_jokers,
+                          value)
+
+    def _graph(self, suit: int) -> list[Node]:
+        """Return the suit's programme as (value, runs, steps) in order of value, each
+        step (jokers, group copies, index of the state it leads to), built once."""
+        graph = self.graphs[suit]
+        if graph:
+            return graph
+        index: dict[tuple[int, SuitRuns], int] = {(1, ()): 0}
+        graph.append((1, (), []))
+        for value, runs, steps in graph:  # grows while it is read: states in value order
+            if value > LAST + 1:
+                continue
+            for step in self._steps(value, suit, runs):
+                child = (value + 1, step.runs)
+                if child not in index:
+                    index[child] = len(graph)
+                    graph.append((value + 1, step.runs, []))
+                steps.append((step.jokers, step.grouped, index[child]))
+        return graph
+
+    def _solve(self, suit: int) -> list[int]:
+        """Fill the memo of `suit` under the prices, all states at once (what `need`
+        does lazily, in one pass over the programme); return the group copies
+        per value of a cheapest path from the start (the prices' subgradient)."""
+        graph = self._graph(suit)
+        best = [INFINITE] * len(graph)
+        choice = [-1] * len(graph)
+        price, cap = self.price[suit], self.cap[suit]
+        for i in range(len(graph) - 1, -1, -1):
+            value, runs, steps = graph[i]
+            if value > LAST + 1:
+                best[i] = INFINITE if runs else 0
+                continue
+            unit, cost = price[value], INFINITE
+            for k, (jokers, grouped, child) in enumerate(steps):
+                if grouped <= cap[value]:
+                    total = UNIT * jokers + grouped * unit + best[child]
+                    if total < cost:
+                        cost, choice[i] = total, k
+            best[i] = cost
+        memo = self.memo
+        for i, (value, runs, _) in enumerate(graph):
+            memo[(value, suit, runs)] = best[i]
+        copies = [0] * (LAST + 2)
+        i = 0
+        while choice[i] >= 0:
+            _, grouped, child = graph[i][2][choice[i]]
+            copies[graph[i][0]] = grouped
+            i = child
+        return copies
+
+    def step_cost(self, value: int, suit: int, jokers: int, grouped: int) -> int:
+        """Return the units one step of `suit` at `value` costs: its run jokers and the
+        prices of its group copies."""
+        if grouped > self.cap[suit][value]:
+            return INFINITE
+        return UNIT * jokers + grouped * self.price[suit][value]
+
+    def total(self, value: int, suit: int, runs: tuple[SuitRuns, ...],
+              groups: Groups = (0, 0, 0, 0)) -> int:
+        """Return the units a state deciding `suit` at `value` needs: the suits before it
+        have decided `value` already (sending `groups` copies to its groups)."""
+        decided = sum(self.price[s][value] * groups[s] for s in range(suit)) if suit else 0
+        total = self.rest[value] + decided
+        for s in range(4):
+            total += self.need(value + 1 if s < suit else value, s, runs[s])
+        return total
+
+    def tighten(self, rounds: int, trial: int) -> int:
+        """Move the prices by up to `rounds` subgradient steps (Polyak's, aimed at one
+        joker more than there are) towards a higher bound at the start, keep the best
+        prices met, and return that bound (units). Stop after `trial` rounds that did not
+        raise the bound above the plain shares' (it climbs within 8 rounds where it climbs
+        at all, on bench/rummy.py's positions) or once it shows there is no solution."""
+        first = best_bound = self.total(1, 0, NO_RUNS)
+        best_price = [list(p) for p in self.price]
+        target = UNIT * (self.jokers + 1)
+        for done in range(rounds):
+            if done == trial and best_bound <= first:
+                break
+            grad = [self._solve(suit) for suit in range(4)]
+            for value in range(1, LAST):
+                copies = self._base_copies(value)
+                for s in range(4):
+                    grad[s][value] -= copies[s]
+            norm = sum(g * g for row in grad for g in row)
+            if norm == 0:
+                break
+            step = max(1, (target - self.total(1, 0, NO_RUNS)) // norm)
+            for s in range(4):
+                for value in range(1, LAST):
+                    price = self.price[s][value] + step * grad[s][value]
+                    self.price[s][value] = max(-PRICE_CAP, min(PRICE_CAP, price))
+            self._settle()
+            bound = self.total(1, 0, NO_RUNS)
+            if bound > best_bound:
+                best_bound, best_price = bound, [list(p) for p in self.price]
+            if bound > UNIT * self.jokers:
+                break  # no solution: enough said
+        self.price = best_price
+        self._settle()
+        return best_bound
+
+    def take_mirrored(self, other: SuitBound) -> None:
+        """Use the prices of `other`, the bound of the mirrored cards (`cards.mirrored`):
+        value v there is value 15 - v here, the aces' groups staying at value 1. The
+        mirror's programme is this one read downwards, so its bound at the start is the
+        same and the prices need no rounds of their own."""
+        for suit in range(4):
+            self.price[suit][1] = other.price[suit][1]
+            for value in range(2, LAST):
+                self.price[suit][value] = other.price[suit][LAST + 1 - value]
+        self._settle()
+
+    def _base_copies(self, value: int) -> Groups:
+        """Return the copies of a way of forming groups at `value` that reaches its base."""
+        price = [self.price[s][value] for s in range(4)]
+        return min(self.splits[value],
+                   key=lambda split: split[1] - sum(p * c for p, c in zip(price, split[0],
+                                                                           strict=True)))[0]

@@ -16,7 +16,7 @@ import pytest
 from arena.games.rummy import solver
 from arena.games.rummy.cards import CARD_TYPES, CODES, INDEX, mirrored
 from arena.games.rummy.dp import OutOfBudget, RankDP
-from arena.games.rummy.dp_bound import INFINITE, SuitBound
+from arena.games.rummy.dp_bound import INFINITE, UNIT, SuitBound
 from arena.games.rummy.solver import CHECK_NODES, first_play, required_play, solve
 
 from .brute import best_value, random_instance
@@ -37,15 +37,15 @@ def start_need(required: list[str], jokers: int, max_jokers: int) -> int:
 
 
 def test_a_group_of_two_suits_needs_a_joker_shared_by_its_cards() -> None:
-    assert start_need(["JH", "JD"], 1, 1) == 2  # half a joker each: one in all
+    assert start_need(["JH", "JD"], 1, 1) == UNIT  # half a joker each: one in all
     assert start_need(["JH", "JD", "JC"], 1, 1) == 0  # three suits need none
-    assert start_need(["JH"], 2, 2) == 4  # one suit: two jokers
+    assert start_need(["JH"], 2, 2) == 2 * UNIT  # one suit: two jokers
     assert start_need(["JH"], 2, 1) >= INFINITE  # not with one joker a meld
 
 
 def test_a_run_with_a_gap_needs_its_joker_and_a_short_run_its_extras() -> None:
-    assert start_need(["5S", "7S"], 1, 1) == 2
-    assert start_need(["5S", "6S"], 1, 1) == 2  # 5S 6S and an extra at either end
+    assert start_need(["5S", "7S"], 1, 1) == UNIT
+    assert start_need(["5S", "6S"], 1, 1) == UNIT  # 5S 6S and an extra at either end
     assert start_need(["5S", "6S", "7S"], 1, 1) == 0
 
 
@@ -70,7 +70,7 @@ def test_the_bound_never_exceeds_the_jokers_of_a_solution(max_jokers: int) -> No
             continue
         solvable += 1
         jokers = cards.count("JK")
-        assert start_need(cards, jokers, min(max_jokers, jokers)) <= 2 * jokers, cards
+        assert start_need(cards, jokers, min(max_jokers, jokers)) <= UNIT * jokers, cards
     assert solvable > 30
 
 
