@@ -11,10 +11,11 @@ deadline (`time_limit`); past it, `solve` falls back to the best cheap move
 (`moves.simple_plays`) and says the answer is not proven optimal.
 
 The `draw_when_able: false` check (`required_play`) asks less: is there any play? It is a
-feasibility search (`RankDP.gains`) on the table and on its mirror by turns, stopped after
-`CHECK_NODES` states in all so that the referee's time never threatens a bot's clock; a
-position it cannot settle within them is one where the seat may draw (the engine stays
-deterministic: a bound in states, not seconds).
+feasibility search on the table and on its mirror by turns: for a hand of one or two
+different cards, card by card with the card required (`check`), else the whole hand at
+once (`RankDP.gains`); stopped after `CHECK_NODES` states in all so that the referee's
+time never threatens a bot's clock; a position it cannot settle within them is one where
+the seat may draw (the engine stays deterministic: a bound in states, not seconds).
 
 Imports only the standard library and this package.
 """

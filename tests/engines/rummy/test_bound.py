@@ -58,7 +58,7 @@ def test_a_table_ace_may_sit_at_either_end() -> None:
 @pytest.mark.parametrize("max_jokers", [1, 2, 3])
 def test_the_bound_never_exceeds_the_jokers_of_a_solution(max_jokers: int) -> None:
     """Everything required, jokers in hand: every joker is placed, so a bound above them
-    would call a solvable table dead."""
+    would call a solvable table dead: with the plain shares, and with tightened prices."""
     solvable = 0
     for seed in range(150):
         rng = random.Random(f"bound:{max_jokers}:{seed}")
@@ -71,6 +71,9 @@ def test_the_bound_never_exceeds_the_jokers_of_a_solution(max_jokers: int) -> No
         solvable += 1
         jokers = cards.count("JK")
         assert start_need(cards, jokers, min(max_jokers, jokers)) <= UNIT * jokers, cards
+        # and whatever prices the subgradient steps reach (any prices give a lower bound)
+        priced = SuitBound(counts(cards), [0] * CARD_TYPES, jokers, min(max_jokers, jokers))
+        assert priced.tighten(16, 16) <= UNIT * jokers, cards
     assert solvable > 30
 
 
