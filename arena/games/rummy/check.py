@@ -46,9 +46,11 @@ class HandCheck:
     """One check: the table cards, the hand, and the states spent so far."""
 
     def __init__(self, required: Sequence[str], hand: Sequence[str], max_jokers: int,
-                 node_limit: int | None, turn: int) -> None:
+                 node_limit: int | None, turn: int, *, downwards_first: bool = False) -> None:
         self.required, self.hand = list(required), list(hand)
         self.max_jokers, self.node_limit, self.turn = max_jokers, node_limit, turn
+        self.downwards_first = downwards_first
+        """Give the mirror the first turn (`solver.aces_high`)."""
         self.spent = 0
         self.pricing = True
         """Whether tightening the bound's prices has paid so far in this check."""
@@ -78,8 +80,11 @@ class HandCheck:
         if self.pricing and self._tighten(*searches):
             return None
         turn = self.turn
+        order = list(enumerate(searches))
+        if self.downwards_first:
+            order.reverse()
         while True:
-            for flip, search in enumerate(searches):
+            for flip, search in order:
                 found = self._turn(search, turn)
                 if found is not None:
                     return [canonical([mirrored(c) for c in meld] if flip else meld)
