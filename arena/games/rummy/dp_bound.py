@@ -70,6 +70,8 @@ class SuitBound:
         """Most copies of a suit that any way of forming groups at a value takes."""
         self.price = [[self._share(value) for value in range(LAST + 2)] for _ in range(4)]
         self.rest: list[int] = []
+        self.solved = [False] * 4
+        """Per suit, whether `memo` holds its whole programme under the prices."""
         self._settle()
 
     def _avail(self, value: int, suit: int) -> int:
@@ -105,13 +107,17 @@ class SuitBound:
                               for x, units in self.splits[value])
         self.rest = [sum(base[value:]) for value in range(LAST + 3)]
         self.memo.clear()
+        self.solved = [False] * 4
 
     def need(self, value: int, suit: int, runs: SuitRuns) -> int:
         """Return the fewest units `suit` needs from `value` on, with the open runs `runs`
         coming in (`INFINITE` or more when no number will do)."""
         hit = self.memo.get((value, suit, runs))
-        if hit is None:
-            if value > LAST + 1:
+        if hit is None and not self.solved[suit]:
+            self._solve(suit)  # one pass over the suit's programme: far quicker than lazily
+            hit = self.memo.get((value, suit, runs))
+        if hit is None:  # not a state of the programme: not met in a search (its steps are
+            if value > LAST + 1:  # the programme's), kept for callers from elsewhere
                 hit = 0 if not runs else INFINITE
             else:  # prices may be negative: no step is skipped on its cost alone
                 hit = min((self.step_cost(value, suit, step.jokers, step.grouped)
@@ -169,6 +175,7 @@ class SuitBound:
         memo = self.memo
         for i, (value, runs, _) in enumerate(graph):
             memo[(value, suit, runs)] = best[i]
+        self.solved[suit] = True
         copies = [0] * (LAST + 2)
         i = 0
         while choice[i] >= 0:
@@ -188,10 +195,13 @@ class SuitBound:
               groups: Groups = (0, 0, 0, 0)) -> int:
         """Return the units a state deciding `suit` at `value` needs: the suits before it
         have decided `value` already (sending `groups` copies to its groups)."""
-        decided = sum(self.price[s][value] * groups[s] for s in range(suit)) if suit else 0
-        total = self.rest[value] + decided
+        need, price = self.need, self.price
+        total = self.rest[value]
         for s in range(4):
-            total += self.need(value + 1 if s < suit else value, s, runs[s])
+            if s < suit:
+                total += need(value + 1, s, runs[s]) + price[s][value] * groups[s]
+            else:
+                total += need(value, s, runs[s])
         return total
 
     def tighten(self, rounds: int, trial: int) -> int:
