@@ -372,8 +372,7 @@ class RankDP:
         # the jokers the other suits need (in units) are the same after every step
         others = -UNIT * left
         if self.suit_bound is not None:
-            others = self.suit_bound.total(value, suit, runs, groups) \
-                - self.suit_bound.need(value, suit, runs[suit])
+            others = self.suit_bound.others(value, suit, runs, groups)
         return [(points, (value, suit + 1, (*head, step.runs, *tail),
                           pend if kept is None else pend[:suit] + (kept,) + pend[suit + 1:],
                           new_groups, used + step.jokers,

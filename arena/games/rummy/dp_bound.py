@@ -59,6 +59,7 @@ class SuitBound:
         self.req, self.opt = required, optional
         self.jokers, self.max_jokers = jokers, max_jokers
         self.memo: dict[tuple[int, int, SuitRuns], int] = {}
+        self.others_memo: dict[tuple[int, int, tuple[SuitRuns, ...], Groups], int] = {}
         self.graphs: list[list[Node]] = [[] for _ in range(4)]
         self.avail = [[self._avail(value, suit) for value in range(LAST + 2)]
                       for suit in range(4)]
@@ -107,6 +108,7 @@ class SuitBound:
                               for x, units in self.splits[value])
         self.rest = [sum(base[value:]) for value in range(LAST + 3)]
         self.memo.clear()
+        self.others_memo.clear()
         self.solved = [False] * 4
 
     def need(self, value: int, suit: int, runs: SuitRuns) -> int:
@@ -204,19 +206,36 @@ class SuitBound:
                 total += need(value, s, runs[s])
         return total
 
+    def others(self, value: int, suit: int, runs: tuple[SuitRuns, ...], groups: Groups
+               ) -> int:
+        """Return `total` less what `suit` itself needs from `value` on: the same after
+        every step of `suit` there, so the search asks it once per state (memoised: a
+        state less its jokers and aces kept recurs)."""
+        key = (value, suit, runs, groups)
+        hit = self.others_memo.get(key)
+        if hit is None:
+            hit = self.total(value, suit, runs, groups) - self.need(value, suit, runs[suit])
+            self.others_memo[key] = hit
+        return hit
+
     def tighten(self, rounds: int, trial: int) -> int:
         """Move the prices by up to `rounds` subgradient steps (Polyak's, aimed at one
         joker more than there are) towards a higher bound at the start, keep the best
         prices met, and return that bound (units). Stop after `trial` rounds that did not
         raise the bound above the plain shares' (it climbs within 8 rounds where it climbs
         at all, on bench/rummy.py's positions) or once it shows there is no solution."""
-        first = best_bound = self.total(1, 0, NO_RUNS)
-        best_price = [list(p) for p in self.price]
+        first = best_bound = -INFINITE
+        best_price: list[list[int]] = []
         target = UNIT * (self.jokers + 1)
-        for done in range(rounds):
-            if done == trial and best_bound <= first:
-                break
-            grad = [self._solve(suit) for suit in range(4)]
+        for done in range(rounds + 1):
+            grad = [self._solve(suit) for suit in range(4)]  # the memo under these prices
+            bound = self.total(1, 0, NO_RUNS)
+            first = bound if done == 0 else first
+            if bound > best_bound:
+                best_bound, best_price = bound, [list(p) for p in self.price]
+            if bound > UNIT * self.jokers or done == rounds \
+                    or (done == trial and best_bound <= first):
+                break  # no solution (enough said), or no more rounds
             for value in range(1, LAST):
                 copies = self._base_copies(value)
                 for s in range(4):
@@ -224,19 +243,15 @@ class SuitBound:
             norm = sum(g * g for row in grad for g in row)
             if norm == 0:
                 break
-            step = max(1, (target - self.total(1, 0, NO_RUNS)) // norm)
+            step = max(1, (target - bound) // norm)
             for s in range(4):
                 for value in range(1, LAST):
                     price = self.price[s][value] + step * grad[s][value]
                     self.price[s][value] = max(-PRICE_CAP, min(PRICE_CAP, price))
             self._settle()
-            bound = self.total(1, 0, NO_RUNS)
-            if bound > best_bound:
-                best_bound, best_price = bound, [list(p) for p in self.price]
-            if bound > UNIT * self.jokers:
-                break  # no solution: enough said
-        self.price = best_price
-        self._settle()
+        if best_price != self.price:
+            self.price = best_price
+            self._settle()
         return best_bound
 
     def take_mirrored(self, other: SuitBound) -> None:
