@@ -14,7 +14,7 @@
 (b')  the same games (each seed is played with each) with a second process of the same
       bot, timed for the breakdown: the Python bot times itself (frame in -> action out, and
       its decoding of the request) and the referee times its CPU while waiting. Timing
-      costs the round trip 5-8 us at `--pin 1`, which (b) does not count (before, it did).
+      costs the round trip 5-12 us at `--pin 1`, which (b) does not count (before, it did).
 (a), (a'), (a''), (b) and (b') run interleaved in `--rounds` blocks so that a load from elsewhere
 hits them alike. Then a breakdown of (b') (engine, encode, bot, referee CPU while waiting
 against a bare wait's, and its work after the action arrived, which is off the bot's clock),
@@ -50,8 +50,9 @@ crosses cores, as it does on a big machine, and the referee's work between reque
 longer runs on the bot's CPU (other users' work still may). The figures are larger in
 absolute terms (a cross-core wake-up each way) and shift with what other users run on
 either CPU; read the ratios. Both pinned placements print what each thread of every process
-was allowed to run on, read from /proc during the run. Measured (6 runs each, load 6-9):
-`--pin 0,1` b/a 1.14-1.23, b/a'' 0.99-1.07; `--pin 1` b/a 1.32-1.51, b/a'' 1.12-1.28.
+was allowed to run on, read from /proc during the run. Measured (6 runs each, load 5-5.5,
+pyzmq's compiled send in the referee and the client): `--pin 0,1` b/a 1.10-1.32, b/a''
+0.94-1.05; `--pin 1` b/a 1.24-1.46, b/a'' 1.01-1.30.
 
 Run: `.venv/bin/python bench/protocol.py [--games N] [--rounds R] [--sandbox on|off]
 [--bot python|c] [--pin CPU|A,B]`. Prints figures; asserts nothing. On a loaded machine run it
