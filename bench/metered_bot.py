@@ -3,8 +3,8 @@
 Run as `python bench/metered_bot.py sample_bots/python/random_bot.py`: runs the bot script
 as `__main__` and, when the process ends, writes one line to stderr (which the referee
 keeps in the bot's log): the CPU seconds it spent until its handshake was done (start-up:
-the interpreter, the imports, the hello) and in all. The meter adds nothing to the bot's
-work but two `getrusage` calls.
+the interpreter, the imports, the hello) and in all, and how many games it played. The
+meter adds nothing to the bot's work but two `getrusage` calls and a count.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 
 MARK = "bench-metered-bot: "
 _startup: list[float] = []
+_games = [0]
 
 
 def _cpu() -> float:
@@ -27,7 +28,7 @@ def _cpu() -> float:
 
 def _report() -> None:
     print(MARK + json.dumps({"startup": _startup[0] if _startup else _cpu(),
-                             "total": _cpu()}), file=sys.stderr, flush=True)
+                             "total": _cpu(), "games": _games[0]}), file=sys.stderr, flush=True)
 
 
 
@@ -48,7 +49,14 @@ def main() -> None:
         _startup.append(_cpu())
         return got
 
+    start_game = arena.client.start_game
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        _games[0] += 1
+        return start_game(*args, **kwargs)
+
     arena.client.connect = metered  # type: ignore[assignment]
+    arena.client.start_game = counted  # type: ignore[assignment]
     runpy.run_path(script, run_name="__main__")
 
 

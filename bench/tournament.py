@@ -143,6 +143,9 @@ class RunCpu:
     bot_starts: int
     bot_startup: float
     bot_games: float
+    idle_starts: int
+    """Bot processes started that played no game (started ahead for a game another
+    worker took)."""
 
     @property
     def total(self) -> float:
@@ -204,8 +207,8 @@ def scaling_run(workers: int, games_per_pairing: int) -> tuple[RunCpu, bool]:
         bots = sum(m["total"] for m in meters)
         rest = (group.cpu_ns() / 1e9 if group else _children_cpu() - cpu - bots) - coordinator
     startup = sum(m["startup"] for m in meters)
-    return RunCpu(games, seconds, coordinator, rest, len(meters), startup,
-                  bots - startup), group is not None
+    return RunCpu(games, seconds, coordinator, rest, len(meters), startup, bots - startup,
+                  sum(1 for m in meters if not m["games"])), group is not None
 
 
 def worker_start_cpu(ctx: BaseContext, count: int = 4) -> float:
@@ -286,7 +289,8 @@ def scaling(games_per_pairing: int = 1, counts: Sequence[int] = ()) -> None:
               for name, seconds, was in (
                   ("coordinator", run.coordinator, base.coordinator),
                   ("workers" if exact else "workers (estimate)", run.workers, base.workers),
-                  (f"bot start-ups ({run.bot_starts} processes of {1e3 * each:.0f} ms)",
+                  (f"bot start-ups ({run.bot_starts} processes of {1e3 * each:.0f} ms, "
+                   f"{run.idle_starts} of them never played)",
                    run.bot_startup, base.bot_startup),
                   ("bots' games", run.bot_games, base.bot_games))))
 
