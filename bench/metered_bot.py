@@ -14,6 +14,7 @@ import json
 import resource
 import runpy
 import sys
+from pathlib import Path
 from typing import Any
 
 MARK = "bench-metered-bot: "
@@ -37,6 +38,9 @@ def main() -> None:
     # bot's own (ZeroMQ's context termination) are counted; only the interpreter's
     # teardown after them is not.
     atexit.register(_report)
+    # the client of the checkout this bench belongs to, not whichever arena is installed:
+    # a bench run from another checkout then measures that checkout's bots
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import arena.client
 
     script = sys.argv[1]

@@ -193,9 +193,10 @@ def scaling_run(workers: int, games_per_pairing: int) -> tuple[RunCpu, bool]:
         path = Path(out) / "scaling.yaml"
         path.write_text(SCALING_YAML.format(games=games_per_pairing) + bots)
         cpu, start, before = _children_cpu(), time.perf_counter(), _children()
+        # from the root of this bench's checkout: `-m arena` runs that checkout's arena
         run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "-j",
                                 str(workers), "-o", str(Path(out) / "run"), "--no-report"],
-                               stdout=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, cwd=ROOT,
                                preexec_fn=group.join if group else None)
         _, status, usage = os.wait4(run.pid, 0)  # its own CPU and its reaped children's
         seconds = time.perf_counter() - start
@@ -229,8 +230,8 @@ def worker_start_cpu(ctx: BaseContext, count: int = 4) -> float:
 def idle_worker_cpu(seconds: float = 5.0) -> float:
     """Return the CPU seconds a second that a referee spends waiting between games with the
     8 bots of the scaling run alive (measured alone, in this process: its threads only)."""
-    bots = [BotSpec(f"{kind}-{i}", (sys.executable, str(ROOT / "sample_bots" / "python" /
-                                                        f"{kind}_bot.py")))
+    bots = [BotSpec(f"{kind}-{i}", (sys.executable, str(METERED),
+                                    str(ROOT / "sample_bots" / "python" / f"{kind}_bot.py")))
             for kind in ("random", "greedy") for i in range(4)]
     with tempfile.TemporaryDirectory() as out, \
             Referee(bots, TimeControl(), FaultPolicy(), Path(out), max_bots=None) as referee:
