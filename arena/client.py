@@ -28,7 +28,6 @@ until the referee sends `shutdown`.
 from __future__ import annotations
 
 import abc
-import argparse
 import inspect
 import os
 import random
@@ -40,8 +39,7 @@ from typing import TYPE_CHECKING, Any, cast
 import msgspec
 import zmq
 
-from arena.core.game import Json
-from arena.core.record import FaultKind
+from arena.core.faults import FaultKind
 from arena.protocol.codec import WireError, encode
 from arena.protocol.messages import (
     PROTOCOL_VERSION,
@@ -53,6 +51,10 @@ from arena.protocol.messages import (
     Shutdown,
     Welcome,
 )
+
+Json = Any
+"""A JSON-ready value, as `arena.core.game.Json` (not imported from there: the engine
+contract's dataclasses would add to every Python bot's start-up)."""
 
 __all__ = ["Bot", "Error", "GameOver", "GameStart", "Request", "Strategy", "connect",
            "decode_message", "run", "start_game"]
@@ -202,6 +204,13 @@ def start_game(bot: Bot, start: GameStart) -> None:
 
 
 def _where(argv: Sequence[str] | None) -> tuple[str, str]:
+    endpoint, token = os.environ.get("ARENA_ENDPOINT"), os.environ.get("ARENA_TOKEN")
+    if endpoint and token is not None and not (sys.argv[1:] if argv is None else argv):
+        # how the referee starts a bot: nothing to parse, and argparse is ~4 ms of CPU at
+        # each Python bot's start
+        return endpoint, token
+    import argparse
+
     parser = argparse.ArgumentParser(description="An arena bot.")
     parser.add_argument("--endpoint", default=os.environ.get("ARENA_ENDPOINT"),
                         help="referee endpoint (default: $ARENA_ENDPOINT)")

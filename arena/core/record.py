@@ -10,29 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from arena.core.faults import FaultKind as FaultKind  # its home before faults.py
 from arena.core.game import Json, Termination
-
-
-class FaultKind(StrEnum):
-    """Why a bot's message for a decision was not accepted (a closed set)."""
-
-    TIMEOUT = "timeout"
-    """No reply within the move limit and the bank."""
-    NOT_JSON = "not_json"
-    """The frame is not UTF-8 JSON."""
-    BAD_MESSAGE = "bad_message"
-    """JSON of the wrong shape or type for the protocol."""
-    OVERSIZE = "oversize"
-    """The frame is larger than the protocol limit."""
-    MALFORMED_ACTION = "malformed_action"
-    """The action payload is not an action of the requested kind."""
-    ILLEGAL_ACTION = "illegal_action"
-    """A well-formed action that the rules forbid."""
-    LIMIT = "limit"
-    """The bot's processes hit a resource limit (detail: `memory: ...`, `processes: ...`,
-    `cpu: ...`); the seat forfeits."""
-    FLOOD = "flood"
-    """Too many messages sent while not asked (one fault per `FLOOD_LIMIT` of them)."""
 
 
 class ForfeitReason(StrEnum):

@@ -9,7 +9,7 @@ from typing import TypeVar
 import msgspec
 
 from arena.core.errors import ProtocolError
-from arena.core.record import FaultKind
+from arena.core.faults import FaultKind
 from arena.protocol.messages import MAX_MESSAGE_BYTES, BotMessage, RefereeMessage
 
 T = TypeVar("T")

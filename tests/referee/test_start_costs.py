@@ -4,6 +4,7 @@ resolved once per referee, and stopping a sandboxed bot scans no process table."
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -70,3 +71,12 @@ def test_each_bots_own_directories_are_resolved_once(tmp_path: Path,
                  sandbox=SandboxPolicy(SandboxMode.NONE)) as referee:
         assert all(referee.versions().values())  # all three started and said hello
     assert len(resolved) == 3  # one per bot, not one per bot for each start
+
+
+def test_a_python_bot_imports_neither_the_records_nor_argparse() -> None:
+    # each is CPU at every Python bot's start; a bot started by the referee needs neither
+    code = ("import sys, arena.client; print(sorted(m for m in ('dataclasses', 'argparse', "
+            "'arena.core.game', 'arena.core.record') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
