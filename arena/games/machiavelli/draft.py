@@ -11,7 +11,7 @@ from . import venues
 from .actions import Action, ActionTable, ActionType, Kind
 from .cards import NAMES, Character
 from .editions import edition_of
-from .events import private, public
+from .events import CHARACTER_PICKED, OWN_PICK, private, public
 from .state import Phase, State
 
 PICK, DISCARD, RANDOM = "pick", "discard", "random"
@@ -145,8 +145,8 @@ def apply(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state.pool.remove(card)
     if action.type is _T_PICK:
         state.chars[seat].append(card)
-        events.append(public("character_picked", seat=seat))
-        events.append(private(seat, "own_pick", seat=seat, character=NAMES[card]))
+        events.append(CHARACTER_PICKED[seat])
+        events.append(OWN_PICK[seat, NAMES[card]])
     else:
         state.facedown.append(card)
         events.append(public("character_discarded", seat=seat))

@@ -15,7 +15,7 @@ from . import markers, powers, venues, witch
 from .actions import Action, ActionType, make
 from .cards import INCOME_CARDS, NAMES, Character
 from .editions import EDITIONS, edition_of
-from .events import gold, private, public
+from .events import GATHERED_CARDS, KEPT_CARD, TURN_ENDED, gold, private, public
 from .state import Pending, Phase, Spell, State
 from .turn import (
     architect_cards,
@@ -65,7 +65,7 @@ def _release(state: State, holder: int, events: list[Event]) -> None:
     city = state.cities[holder]
     if C.POOR_HOUSE in city or C.PARK in city:
         _end_of_turn_districts(state, holder, events)
-    events.append(public("turn_ended", seat=holder, character=NAMES[character]))
+    events.append(TURN_ENDED[holder, NAMES[character]])
     witch.resume(state, events)
 
 
@@ -75,7 +75,7 @@ def _gather_cards(state: State, seat: int, action: Action, events: list[Event]) 
     count = 3 if C.OBSERVATORY in city else 2  # the Observatory draws 3 (keep 1)
     drawn = deck[:count]
     del deck[:count]
-    events.append(public("gathered_cards", seat=seat, count=len(drawn)))
+    events.append(GATHERED_CARDS[seat, len(drawn)])
     events.append(private(seat, "drew_cards", seat=seat, cards=drawn))
     keep = 1
     if C.LIBRARY in city:  # both cards, or with the Observatory the edition's number of 3
@@ -104,7 +104,7 @@ def _keep_card(state: State, seat: int, action: Action, events: list[Event]) -> 
         powers.shuffle_back(state, returned)  # the Scholar shuffles his six back
     else:
         state.deck.extend(returned)
-    events.append(public("kept_card", seat=seat, returned=len(returned)))
+    events.append(KEPT_CARD[seat, len(returned)])
     events.append(private(seat, "own_kept", seat=seat, district=card, returned=returned))
     if state.current_char is _ARCHITECT or state.spell is not None:
         _gathered(state, seat, events)
@@ -355,8 +355,7 @@ def _end_turn(state: State, seat: int, action: Action, events: list[Event]) -> N
         state.gold[seat] += refund
         events.append(public("refund", seat=seat, character="alchemist", amount=refund,
                              gold=gold((seat, refund))))
-    events.append(public("turn_ended", seat=seat,
-                         character=NAMES[character] if character else None))
+    events.append(TURN_ENDED[seat, NAMES[character] if character else None])
     state.current_seat = state.current_char = None
     state.gathered, state.builds_left, state.used = False, 0, []
     state.phase = _CALL

@@ -14,7 +14,7 @@ from arena.core.hotpath import make_decision
 from . import draft, effects, powers, scoring, turn, venues, witch
 from .actions import Action, Kind, shared_wires, wire_text
 from .cards import NAMES, Character
-from .events import gold, public
+from .events import CHARACTER_CALLED, gold, public
 from .state import Legal, Pending, Phase, Spell, State
 
 # module-level copies of class constants: in CPython 3.11 a global is a cached lookup, while
@@ -62,13 +62,11 @@ def _call(state: State, events: list[Event]) -> None:
     seat = draft.holder(state, character)
     if seat is None or character is state.killed:
         # nobody answers: the killed character's holder stays silent
-        events.append(public("character_called", character=NAMES[character], seat=None,
-                             killed=character is state.killed))
+        events.append(CHARACTER_CALLED[NAMES[character], None, character is state.killed])
         state.calling = calling + 1
         return
     state.revealed.append((seat, character))
-    events.append(public("character_called", character=NAMES[character], seat=seat,
-                         killed=False))
+    events.append(CHARACTER_CALLED[NAMES[character], seat, False])
     if character is state.robbed and state.thief_seat is not None:
         thief, amount = state.thief_seat, state.gold[seat]
         state.gold[seat] -= amount

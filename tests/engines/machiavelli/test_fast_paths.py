@@ -12,7 +12,14 @@ from arena.core.game import Event
 from arena.games.machiavelli import GAME
 from arena.games.machiavelli.actions import Action, ActionType, make, shared_wires
 from arena.games.machiavelli.cards import Character
-from arena.games.machiavelli.events import private, public
+from arena.games.machiavelli.events import (
+    CHARACTER_CALLED,
+    CHARACTER_PICKED,
+    OWN_PICK,
+    TURN_ENDED,
+    private,
+    public,
+)
 from arena.games.machiavelli.turn import BUILD, DESTROY, KILL
 
 
@@ -21,6 +28,18 @@ def test_events_equal_normally_built_ones() -> None:
         "built", {"seat": 1, "district": "manor"})
     assert private(2, "drew_cards", seat=2, cards=["keep"]) == Event(
         "drew_cards", {"seat": 2, "cards": ["keep"]}, frozenset({2}))
+
+
+def test_event_tables_hold_equal_shared_events() -> None:
+    called = CHARACTER_CALLED["king", None, True]
+    assert called == Event("character_called", {"character": "king", "seat": None,
+                                                "killed": True})
+    assert list(called.data) == ["character", "seat", "killed"]  # the wire's key order
+    assert CHARACTER_CALLED["king", None, True] is called
+    assert CHARACTER_PICKED[3] == Event("character_picked", {"seat": 3})
+    assert OWN_PICK[3, "thief"] == Event("own_pick", {"seat": 3, "character": "thief"},
+                                         frozenset({3}))
+    assert TURN_ENDED[0, None] == Event("turn_ended", {"seat": 0, "character": None})
 
 
 def test_action_tables_hold_the_interned_actions() -> None:
