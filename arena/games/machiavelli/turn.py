@@ -377,6 +377,10 @@ _LIMITED = frozenset((C.MONUMENT, C.SECRET_VAULT))
 """Districts with a build restriction of their own (one set lookup per hand card)."""
 
 
+_SPECIAL_BUILDS = _LIMITED | {C.THIEVES_DEN}
+"""Districts whose build options have rules of their own (`_build_actions`)."""
+
+
 _NO_EXTRA_BUILDS = frozenset((Character.NAVIGATOR,))
 """The Navigator builds nothing at all, not even what ignores the limit (§1.8)."""
 
@@ -402,9 +406,13 @@ def _build_actions(state: State, seat: int, actions: list[Action]) -> None:
     quarry = C.QUARRY in city or state.current_char is _WIZARD  # duplicates allowed
     costs = FACTORY_COST if C.FACTORY in city else EDITIONS[state.rules["edition"]].costs
     for d in dict.fromkeys(hand):
-        if d in city and not quarry:
+        if d not in _SPECIAL_BUILDS:
+            # most cards: the price first, which rules out most of them without a city scan
+            if costs[d] <= purse and (quarry or d not in city):
+                actions.append(BUILD[d])
             continue
-        if d in _LIMITED and (d == C.SECRET_VAULT or len(city) >= MONUMENT_LIMIT):
+        if (d in city and not quarry) or d == C.SECRET_VAULT or (
+                d == C.MONUMENT and len(city) >= MONUMENT_LIMIT):
             continue
         cost = costs[d]
         if cost <= purse:
