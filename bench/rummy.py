@@ -165,12 +165,13 @@ def _counts(cards: list[str]) -> list[int]:
 
 def check_whole_hand(hand: list[str], table: list[list[str]]) -> bool | None:
     """The check as it was before the card-by-card search (`check`): cheap moves, then one
-    feasibility search of the whole hand, the table and its mirror by turns, within
-    CHECK_NODES states. None: unsettled."""
+    feasibility search of the whole hand, the table and its mirror by turns (of 4,000
+    states then, upwards first), within CHECK_NODES states. None: unsettled."""
     if simple_plays(hand, table, 1, limit=1):
         return True
     try:
-        return race_mirrored([c for m in table for c in m], hand, 1, CHECK_NODES) is not None
+        return race_mirrored([c for m in table for c in m], hand, 1, CHECK_NODES,
+                             turn=4_000) is not None
     except OutOfBudget:
         return None
 

@@ -87,6 +87,8 @@ class HandCheck:
             for flip, search in order:
                 found = self._turn(search, turn)
                 if found is not None:
+                    # the table is the same for the next card: let the quicker way go first
+                    self.downwards_first = flip == 1
                     return [canonical([mirrored(c) for c in meld] if flip else meld)
                             for meld in search.melds()] if found else None
             turn *= 2

@@ -33,8 +33,11 @@ from arena.games.rummy.dp_steps import NEG
 from arena.games.rummy.melds import canonical
 from arena.games.rummy.moves import simple_plays
 
-MIRROR_TURN = 4_000
-"""States of the first turn of each direction in the feasibility search (`_race_mirrored`)."""
+MIRROR_TURN = 1_000
+"""States of the first turn of each direction in the feasibility search (`race_mirrored`).
+The quicker direction is not known in advance, and the other one's first turn is lost:
+on bench/rummy.py's 349 positions 4,000 gave p99 6,511 states and max 6,730, 1,000 (with
+500 a card) 4,844 and 6,556."""
 CARD_BY_CARD = 2
 """Hands of at most this many different cards are searched card by card (`check`); the
 larger ones as a whole (`race_mirrored`). Measured on bench/rummy.py's positions: card by
@@ -42,7 +45,7 @@ card, one or two cards settled 10 of the 11 positions the whole-hand search left
 and spent 97,000 states where it spent 244,000; with three or more, the cards without a
 play cost more than the whole hand's search (5,400 ms against 4,800 on 286 positions, one
 position unsettled at four)."""
-CARD_TURN = 1_000
+CARD_TURN = 500
 """States of the first turn of each direction in each hand card's search (`check`)."""
 CHECK_NODES = 10_000
 """States the "may this seat draw?" search may visit, both directions (and every hand card)
