@@ -50,11 +50,11 @@ CARD_TURN = 500
 CHECK_NODES = 10_000
 """States the "may this seat draw?" search may visit, both directions (and every hand card)
 together: about 0.15-0.2 s of CPU at most on a loaded 2-core machine (the goal: never
-threaten a bot's clock). On the 349 positions of bench/rummy.py's 12 real games that need
-a search (no cheap move), none is left unsettled (5 by the whole-hand search, 11 of 354
-before the card-by-card search and the priced bound; 26-30 before the dead-state test of
-`dp_bound` and the mirror); bench/rummy.py prints the distribution and how many are left
-unsettled."""
+threaten a bot's clock). On the 335-349 positions of bench/rummy.py's 12 real games that
+need a search (no cheap move), none is left unsettled (1-5 by the whole-hand search, 11 of
+354 before the card-by-card search and the priced bound; 26-30 before the dead-state test
+of `dp_bound` and the mirror); bench/rummy.py prints the distribution and how many are
+left unsettled."""
 
 
 @dataclass(frozen=True, slots=True)
