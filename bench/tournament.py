@@ -289,7 +289,9 @@ def scaling(games_per_pairing: int = 1, counts: Sequence[int] = ()) -> None:
         print("      per game: " + ", ".join(_share(name, seconds, run.games, was, base.games)
               for name, seconds, was in (
                   ("coordinator", run.coordinator, base.coordinator),
-                  ("workers" if exact else "workers (estimate)", run.workers, base.workers),
+                  (f"workers{'' if exact else ' (estimate)'} (starting them: "
+                   f"{1e3 * workers * forked / run.games:.1f} ms of it)", run.workers,
+                   base.workers),
                   (f"bot start-ups ({run.bot_starts} processes of {1e3 * each:.0f} ms, "
                    f"{run.idle_starts} of them never played)",
                    run.bot_startup, base.bot_startup),
