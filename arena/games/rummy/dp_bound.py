@@ -47,6 +47,10 @@ PRICE_CAP = 4 * UNIT
 sums far from `INFINITE`)."""
 Node = tuple[int, SuitRuns, list[tuple[int, int, int]]]
 """A state of one suit's programme: (value, open runs, steps)."""
+LAZY_STATES = 100
+"""States of a suit's programme worked out one by one before the rest is solved in one
+pass: a search that ends within a few dozen states (most going-out checks) needs few of
+them, while a long one needs nearly all, which one pass works out far quicker (`_solve`)."""
 NO_RUNS: tuple[SuitRuns, ...] = ((), (), (), ())
 
 
@@ -63,16 +67,20 @@ class SuitBound:
         self.graphs: list[list[Node]] = [[] for _ in range(4)]
         self.avail = [[self._avail(value, suit) for value in range(LAST + 2)]
                       for suit in range(4)]
-        self.splits = [self._splits(value) for value in range(LAST + 2)]
-        """Per value: (copies per suit, units of jokers) of each way its group copies can
-        form groups; [] past the aces' groups."""
-        self.cap = [[max((x[suit] for x, _ in self.splits[value]), default=0)
-                     for value in range(LAST + 2)] for suit in range(4)]
-        """Most copies of a suit that any way of forming groups at a value takes."""
+        self.splits: list[list[tuple[Groups, int]] | None] = [None] * (LAST + 2)
+        """Per value, once asked: (copies per suit, units of jokers) of each way its group
+        copies can form groups; [] past the aces' groups."""
+        self.cap = [[-1] * (LAST + 2) for _ in range(4)]
+        """Most copies of a suit that any way of forming groups at a value takes (-1: not
+        worked out yet; most searches ask few values)."""
         self.price = [[self._share(value) for value in range(LAST + 2)] for _ in range(4)]
+        self.plain = True
+        """The prices are the shares, so every base is 0: a group of n natural cards of a
+        rank s suits hold (n <= s) holds at least 3 - n >= n (3 - s) / s jokers."""
         self.rest: list[int] = []
-        self.solved = [False] * 4
-        """Per suit, whether `memo` holds its whole programme under the prices."""
+        self.lazy = [0] * 4
+        """Per suit, the states `need` worked out one by one under the prices: past
+        `LAZY_STATES`, the whole programme is solved in one pass instead."""
         self._settle()
 
     def _avail(self, value: int, suit: int) -> int:
@@ -82,9 +90,13 @@ class SuitBound:
         return self.req[index] + self.opt[index]
 
     def _splits(self, value: int) -> list[tuple[Groups, int]]:
+        known = self.splits[value]
+        if known is not None:
+            return known
+        out: list[tuple[Groups, int]] = []
+        self.splits[value] = out
         if value >= LAST:
-            return []
-        out = []
+            return out
         for x in product(*(range(self.avail[s][value] + 1) for s in range(4))):
             copies: Groups = (x[0], x[1], x[2], x[3])
             options = group_options(copies, self.jokers, self.max_jokers)
@@ -102,30 +114,43 @@ class SuitBound:
     def _settle(self) -> None:
         """Recompute the bases for the prices, and forget the suits' programmes."""
         base = [0] * (LAST + 3)
-        for value in range(1, LAST):
+        for value in range(1, LAST) if not self.plain else ():
             price = [self.price[s][value] for s in range(4)]
             base[value] = min(units - sum(p * c for p, c in zip(price, x, strict=True))
-                              for x, units in self.splits[value])
+                              for x, units in self._splits(value))
         self.rest = [sum(base[value:]) for value in range(LAST + 3)]
         self.memo.clear()
         self.others_memo.clear()
-        self.solved = [False] * 4
+        self.lazy = [0] * 4
 
     def need(self, value: int, suit: int, runs: SuitRuns) -> int:
         """Return the fewest units `suit` needs from `value` on, with the open runs `runs`
         coming in (`INFINITE` or more when no number will do)."""
         hit = self.memo.get((value, suit, runs))
-        if hit is None and not self.solved[suit]:
-            self._solve(suit)  # one pass over the suit's programme: far quicker than lazily
+        if hit is not None:
+            return hit
+        if self.lazy[suit] >= LAZY_STATES:
+            self._solve(suit)
             hit = self.memo.get((value, suit, runs))
-        if hit is None:  # not a state of the programme: not met in a search (its steps are
-            if value > LAST + 1:  # the programme's), kept for callers from elsewhere
-                hit = 0 if not runs else INFINITE
-            else:  # prices may be negative: no step is skipped on its cost alone
-                hit = min((self.step_cost(value, suit, step.jokers, step.grouped)
-                           + self.need(value + 1, suit, step.runs)
-                           for step in self._steps(value, suit, runs)), default=INFINITE)
-            self.memo[(value, suit, runs)] = hit
+            if hit is not None:
+                return hit
+        self.lazy[suit] += 1
+        hit = INFINITE
+        if value > LAST + 1:
+            hit = 0 if not runs else INFINITE
+        elif self.plain:  # no price below 0: a step dearer than the best so far is skipped
+            price = self.price[suit][value]
+            cap = self.cap[suit][value]
+            cap = cap if cap >= 0 else self._cap(suit, value)
+            for step in self._steps(value, suit, runs):
+                cost = UNIT * step.jokers + step.grouped * price
+                if cost < hit and step.grouped <= cap:
+                    hit = min(hit, cost + self.need(value + 1, suit, step.runs))
+        else:
+            hit = min((self.step_cost(value, suit, step.jokers, step.grouped)
+                       + self.need(value + 1, suit, step.runs)
+                       for step in self._steps(value, suit, runs)), default=INFINITE)
+        self.memo[(value, suit, runs)] = hit
         return hit
 
     def _steps(self, value: int, suit: int, runs: SuitRuns) -> tuple[SuitStep, ...]:
@@ -161,6 +186,8 @@ class SuitBound:
         graph = self._graph(suit)
         best = [INFINITE] * len(graph)
         choice = [-1] * len(graph)
+        for value in range(LAST + 2):
+            self._cap(suit, value)
         price, cap = self.price[suit], self.cap[suit]
         for i in range(len(graph) - 1, -1, -1):
             value, runs, steps = graph[i]
@@ -177,7 +204,6 @@ class SuitBound:
         memo = self.memo
         for i, (value, runs, _) in enumerate(graph):
             memo[(value, suit, runs)] = best[i]
-        self.solved[suit] = True
         copies = [0] * (LAST + 2)
         i = 0
         while choice[i] >= 0:
@@ -186,10 +212,18 @@ class SuitBound:
             i = child
         return copies
 
+    def _cap(self, suit: int, value: int) -> int:
+        if self.cap[suit][value] < 0:
+            splits = self._splits(value)
+            for s in range(4):
+                self.cap[s][value] = max((x[s] for x, _ in splits), default=0)
+        return self.cap[suit][value]
+
     def step_cost(self, value: int, suit: int, jokers: int, grouped: int) -> int:
         """Return the units one step of `suit` at `value` costs: its run jokers and the
         prices of its group copies."""
-        if grouped > self.cap[suit][value]:
+        cap = self.cap[suit][value]
+        if grouped > (cap if cap >= 0 else self._cap(suit, value)):
             return INFINITE
         return UNIT * jokers + grouped * self.price[suit][value]
 
@@ -248,9 +282,11 @@ class SuitBound:
                 for value in range(1, LAST):
                     price = self.price[s][value] + step * grad[s][value]
                     self.price[s][value] = max(-PRICE_CAP, min(PRICE_CAP, price))
+            self.plain = False
             self._settle()
         if best_price != self.price:
             self.price = best_price
+            self.plain = False
             self._settle()
         return best_bound
 
@@ -263,11 +299,12 @@ class SuitBound:
             self.price[suit][1] = other.price[suit][1]
             for value in range(2, LAST):
                 self.price[suit][value] = other.price[suit][LAST + 1 - value]
+        self.plain = False
         self._settle()
 
     def _base_copies(self, value: int) -> Groups:
         """Return the copies of a way of forming groups at `value` that reaches its base."""
         price = [self.price[s][value] for s in range(4)]
-        return min(self.splits[value],
+        return min(self._splits(value),
                    key=lambda split: split[1] - sum(p * c for p, c in zip(price, split[0],
                                                                            strict=True)))[0]
