@@ -37,6 +37,7 @@ from arena.games.rummy.moves import simple_plays
 from arena.games.rummy.solver import (
     CARD_BY_CARD,
     CHECK_NODES,
+    aces_high,
     first_play,
     race_mirrored,
     solve,
@@ -213,10 +214,10 @@ GOING_OUT_CAP = 50_000
 so that the machine's load cannot cut a search short)."""
 
 
-def one_way(bound: bool) -> Callable[[list[str]], int | None]:
+def one_way(bound: bool) -> Callable[[list[str], list[list[str]]], int | None]:
     """The going-out search upwards only (with or without the dead-state test): returns
     its states, None past GOING_OUT_CAP."""
-    def run(cards: list[str]) -> int | None:
+    def run(cards: list[str], table: list[list[str]]) -> int | None:
         search = RankDP(_counts(cards), [0] * CARD_TYPES, 1, GOING_OUT_CAP)
         if not bound:
             search.suit_bound = None
@@ -228,9 +229,9 @@ def one_way(bound: bool) -> Callable[[list[str]], int | None]:
     return run
 
 
-def both_ways(cards: list[str]) -> int | None:
-    """The policy's going-out search (the table and its mirror by turns); its states are
-    counted by the ticks of both searches."""
+def both_ways(cards: list[str], table: list[list[str]]) -> int | None:
+    """The policy's going-out search (the table and its mirror by turns, the mirror first
+    on high aces); its states are counted by the ticks of both searches."""
     ticks = [0]
     tick = RankDP._tick
 
@@ -239,7 +240,8 @@ def both_ways(cards: list[str]) -> int | None:
         tick(search)
     RankDP._tick = counted  # type: ignore[method-assign]
     try:
-        race_mirrored(cards, [], 1, GOING_OUT_CAP, turn=OUT_TURN)
+        race_mirrored(cards, [], 1, GOING_OUT_CAP, turn=OUT_TURN,
+                      downwards_first=aces_high(table))
     except OutOfBudget:
         return None
     finally:
@@ -247,13 +249,14 @@ def both_ways(cards: list[str]) -> int | None:
     return ticks[0]
 
 
-def _time_all(search: Callable[[list[str]], int | None], sample: list[Position]
-              ) -> tuple[list[int | None], list[tuple[float, float]]]:
+def _time_all(search: Callable[[list[str], list[list[str]]], int | None],
+              sample: list[Position]) -> tuple[list[int | None], list[tuple[float, float]]]:
     states: list[int | None] = []
     runs = []
     for hand, table in sample:
         cards = [c for meld in table for c in meld] + hand
-        runs.append(timed(lambda cards=cards: states.append(search(cards))))  # type: ignore[misc]
+        runs.append(timed(lambda cards=cards, table=table:  # type: ignore[misc]
+                          states.append(search(cards, table))))
     return states, runs
 
 

@@ -23,7 +23,7 @@ from arena.games.rummy.actions import Draw, Play, RummyAction
 from arena.games.rummy.cards import INDEX, JOKER, PENALTY
 from arena.games.rummy.dp import OutOfBudget
 from arena.games.rummy.moves import simple_plays
-from arena.games.rummy.solver import placed_cards, race_mirrored, solve
+from arena.games.rummy.solver import aces_high, placed_cards, race_mirrored, solve
 
 OUT_NODES = 1_500
 """Search budget of the going-out check (states): a going-out play, when there is one, is
@@ -31,7 +31,9 @@ found within a few hundred states; the budget bounds the proofs that there is no
 OUT_TURN = 500
 """States of the first turn of each direction (the table, its mirror) in the going-out
 search: a late-game table one direction settles in 1,000 states may take the other
-40,000 (bench/rummy.py)."""
+40,000 (bench/rummy.py). The mirror goes first when the table's aces are high
+(`solver.aces_high`): on 608 positions of bench/rummy.py's games, 87 -> 76 past this
+policy's budget, 418,000 -> 393,000 states in all."""
 PLAY_NODES = 1_000
 """Search budget of a rebuild when no cheap move exists."""
 
@@ -43,7 +45,8 @@ def going_out(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: i
     cards = [c for meld in table for c in meld] + list(hand)
     try:
         found = race_mirrored(cards, [], max_jokers, node_limit, turn=OUT_TURN,
-                              deadline=_deadline(time_limit))
+                              deadline=_deadline(time_limit),
+                              downwards_first=aces_high(table))
     except OutOfBudget:
         return None
     return None if found is None else Play(tuple(found))
