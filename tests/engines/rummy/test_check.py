@@ -15,7 +15,7 @@ import pytest
 from arena.games.rummy.cards import CARD_TYPES, INDEX, mirrored
 from arena.games.rummy.check import TIGHTEN_ROUNDS, TIGHTEN_TRIAL, HandCheck
 from arena.games.rummy.dp import RankDP
-from arena.games.rummy.dp_bound import NO_RUNS, UNIT, SuitBound
+from arena.games.rummy.dp_bound import INFINITE, NO_RUNS, UNIT, SuitBound
 
 from .brute import best_value, partitions_into_melds, random_instance
 from .test_bound import STRESS
@@ -87,7 +87,9 @@ def test_the_mirror_takes_the_prices_and_keeps_the_bound_at_the_start() -> None:
         down = SuitBound(counts([mirrored(c) for c in cards]), [0] * CARD_TYPES,
                          cards.count("JK"), 1)
         down.take_mirrored(up)
-        assert down.total(1, 0, NO_RUNS) == up.total(1, 0, NO_RUNS), cards
+        # INFINITE or more: no number of jokers will do, either way
+        assert min(INFINITE, down.total(1, 0, NO_RUNS)) == \
+            min(INFINITE, up.total(1, 0, NO_RUNS)), cards
 
 
 def whole_hand(hand: list[str], table: list[list[str]]) -> bool:
