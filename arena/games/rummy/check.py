@@ -94,6 +94,7 @@ class HandCheck:
             turn *= 2
 
     def _tighten(self, up: RankDP, down: RankDP) -> bool:
+        """Tighten the prices (`tighten_pair`); whether the card is in no play."""
         dead, self.pricing = tighten_pair(up, down)
         return dead
 

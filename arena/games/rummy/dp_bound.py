@@ -10,16 +10,17 @@ closes) belong to its suit. The groups of a value are priced (a Lagrangian relax
 copy of suit s sent to a group at value v costs `price[s][v]` (any sign), and the value's
 groups bring back `base[v]`, the least of (the jokers its groups need, less the prices of
 their cards) over every way of sending copies to groups. The fewest units each suit needs,
-as a function of its open runs, is a small programme over that suit alone, solved lazily
-once per search; the bound of a state is their sum plus the bases still to come.
+as a function of its open runs, is a small programme over that suit alone, worked out
+state by state as the search asks, then in one pass once it asks many (`need`, `_solve`);
+the bound of a state is their sum plus the bases still to come.
 
 Why it is a lower bound, whatever the prices: in any solution each suit's decisions are
 steps of that suit's programme, each run joker belongs to one suit, and the jokers of the
 groups of value v are at least base[v] plus the prices of the copies sent to them. The
 first prices are the plain shares (a copy sent to a group of a rank only s < 3 suits hold
 brings (3 - s) / s of a joker; nothing when three suits hold it); `tighten` then moves them
-by subgradient steps towards a higher bound at the start (measured: see `tighten`). Table
-aces may sit at value 1 or 14, so neither end requires them here.
+by subgradient steps towards a higher bound at the start (what it buys: docs/rummy.md).
+Table aces may sit at value 1 or 14, so neither end requires them here.
 
 Imports only the standard library and this package.
 """
