@@ -128,6 +128,6 @@ def tighten_pair(up: RankDP, down: RankDP) -> tuple[bool, bool]:
     if bound > UNIT * up.jokers:
         return True, True
     down.suit_bound.take_mirrored(up.suit_bound)
-    up.steps.clear()
-    down.steps.clear()
+    up.prices_changed()
+    down.prices_changed()
     return False, bound > first

@@ -45,12 +45,20 @@ from arena.games.rummy.dp_steps import (
     SuitStep,
     card_at,
     group_options,
+    shortness,
     suit_steps,
     useful,
 )
 
 RACE_NODES = 500
 """States of the first turn of each search in `RankDP._race` (then doubled every round)."""
+
+
+Move = tuple[int, SuitRuns, tuple[int, int] | None, Groups, int, int, int, int, SuitStep]
+"""A step of one suit (`RankDP._steps`): (points, the suit's open runs after, ace copies
+kept at value 1 or None, group copies after, jokers left after, room it adds, units the
+bound's need changes by, most units the state may need for the step to be live, the
+step)."""
 
 
 class OutOfBudget(Exception):
@@ -94,20 +102,30 @@ class RankDP:
                           list[tuple[int, int, int]]] = {}
         """Per state less its jokers: (jokers placed, placed plus room, bound) of each one
         searched. Fewer placed and as much held is at least as good (see `_best`)."""
-        self.short_memo: dict[tuple[int, tuple[SuitRuns, ...], Pend], int] = {}
+        self.closing: dict[tuple[int, tuple[SuitRuns, ...], Pend], tuple[int, int, int]] = {}
+        """Per value's end (`_closing`): the jokers the open runs need, without and with
+        the bound of `dp_bound`, and the bound's units."""
         self.group_memo: dict[tuple[int, int, Groups, int], bool] = {}
         """Upper bounds of states whose search was cut off (branch and bound)."""
         self.suffix = self._suffix()
+        self.table_fits = useful(self.opt, self.req, self.max_jokers) == self.req
+        """Every table card fits some meld (asked once: `useful` costs about 1 ms, and each
+        turn of a race asked it again)."""
         self.profiles: dict[Key, list[int]] = {}
         self.moves: dict[tuple[int, int, SuitRuns, tuple[int, int], int],
                          list[tuple[int, SuitStep, tuple[int, int] | None]]] = {}
         self.steps: dict[tuple[int, int, SuitRuns, tuple[int, int], int, Groups],
-                         list[tuple[int, SuitStep, tuple[int, int] | None, Groups, int]]] = {}
+                         list[Move]] = {}
         self.pends = self._pends()
         self.pend_id = {pend: i for i, pend in enumerate(self.pends)}
         self.pend_max: Pend = tuple((max(p[s][0] for p in self.pends),
                                      max(p[s][1] for p in self.pends)) for s in range(4))
-        self.start: Key = (1, 0, ((),) * 4, ((0, 0),) * 4, (0, 0, 0, 0), 0, 0)
+
+    @property
+    def start(self) -> Key:
+        """The first state (its units under the bound's prices now, or with it off)."""
+        units = 0 if self.suit_bound is None else self.suit_bound.total(1, 0, ((),) * 4)
+        return (1, 0, ((),) * 4, ((0, 0),) * 4, (0, 0, 0, 0), 0, 0, units)
 
     def _suffix(self) -> list[list[int]]:
         """Return, per value and suit, the optional points from there on (values 2..13)."""
@@ -163,7 +181,7 @@ class RankDP:
 
     def solve(self) -> int:
         """Return the most optional points placeable with all required cards (NEG: none)."""
-        if useful(self.opt, self.req, self.max_jokers) != self.req:
+        if not self.table_fits:
             return NEG  # a table card that fits no meld at all
         # a feasibility question races too: its bound-led turns stop at the first solution,
         # while proving that there is none is the full programme's job (a plain search took
@@ -181,7 +199,7 @@ class RankDP:
         that found it; the search ends there (every caller up the path is satisfied at
         once), and the programme's turns never stop early.
         """
-        if useful(self.opt, self.req, self.max_jokers) != self.req:
+        if not self.table_fits:
             return NEG
         if self.feasibility:
             return 0  # nothing optional can be placed
@@ -194,7 +212,7 @@ class RankDP:
     def feasible(self) -> bool:
         """Return whether the required cards can all be placed, with any optional ones
         (stopping at the first solution met, which `melds` then rebuilds)."""
-        if useful(self.opt, self.req, self.max_jokers) != self.req:
+        if not self.table_fits:
             return False
         self.satisfice = True
         try:
@@ -264,10 +282,7 @@ class RankDP:
         each table copy of the next value extends an open run, starts a run (which needs
         the two values above it), or joins a group (which needs two cards of other suits).
         """
-        short = two = 0
-        for length, _, gap in runs:
-            short += length < 3 or gap
-            two += length == 1
+        short, two = shortness(runs)
         nxt = sum(self._copies(value + 1, suit, pend))
         if short:
             if short > nxt + jokers:
@@ -316,21 +331,32 @@ class RankDP:
         self.moves[key] = out
         return out
 
-    def _short(self, value: int, runs: tuple[SuitRuns, ...], pend: Pend) -> int:
-        """Return the jokers the open runs need at least to reach 3 cards, all suits
-        together: the short runs missing a card at the next value or the one after."""
+    def _closing(self, value: int, runs: tuple[SuitRuns, ...], pend: Pend
+                 ) -> tuple[int, int, int]:
+        """Return, at the end of `value`: the jokers the open runs need at least to reach 3
+        cards, all suits together (the short runs missing a card at the next value or the
+        one after); that or the bound of `dp_bound` from the next value on, whichever is
+        more; and the bound's units there (0 with it off).
+
+        Memoised together: a value's end recurs with other jokers and group copies, and
+        one lookup replaced five (the short runs' and each suit's bound).
+        """
         key = (value, runs, pend)
-        hit = self.short_memo.get(key)
-        if hit is None:
-            hit = 0
-            for suit, suit_runs in enumerate(runs):
-                short = sum(length < 3 or gap for length, _, gap in suit_runs)
-                two = sum(length == 1 for length, _, _ in suit_runs)
-                if short:
-                    hit += max(0, short - sum(self._copies(value + 1, suit, pend[suit])))
-                if two:
-                    hit += max(0, two - sum(self._copies(value + 2, suit, pend[suit])))
-            self.short_memo[key] = hit
+        hit = self.closing.get(key)
+        if hit is not None:
+            return hit
+        short = 0
+        for suit, suit_runs in enumerate(runs):
+            few, two = shortness(suit_runs)
+            if few:
+                short += max(0, few - sum(self._copies(value + 1, suit, pend[suit])))
+            if two:
+                short += max(0, two - sum(self._copies(value + 2, suit, pend[suit])))
+        joint, units = short, 0
+        if self.suit_bound is not None:  # in units; the groups' own jokers come next
+            units = self.suit_bound.total(value + 1, 0, runs)
+            joint = max(short, -(-units // UNIT))
+        hit = self.closing[key] = (short, joint, units)
         return hit
 
     def _groups_ok(self, value: int, suit: int, groups: Groups, left: int) -> bool:
@@ -353,60 +379,71 @@ class RankDP:
 
     def _children(self, key: Key) -> list[Child]:
         """Return (points, next state, choice) for every decision at `key`."""
-        value, suit, runs, pend, groups, used, room = key
+        value, suit, runs, pend, groups, used, room, units = key
         left = self.jokers - used
         if suit == 4:
             nxt = () if self._profiled(value + 1) else pend
-            short = self._short(value, runs, pend or self.pend_max)
+            short, joint, after = self._closing(value, runs, pend or self.pend_max)
             if short > left:
                 return []
-            if self.suit_bound is not None:  # in units; the groups' own jokers come next
-                short = max(short, -(-self.suit_bound.total(value + 1, 0, runs) // UNIT))
             if not any(groups):
-                return [(0, (value + 1, 0, runs, nxt, groups, used, room), (0, 0, ()))]
+                return [(0, (value + 1, 0, runs, nxt, groups, used, room, after), (0, 0, ()))]
             return [(0, (value + 1, 0, runs, nxt, (0, 0, 0, 0), used + extra,
-                         min(room + more, left - extra)), (extra, more, plan))
+                         min(room + more, left - extra), after), (extra, more, plan))
                     for extra, more, plan in group_options(groups, left, self.max_jokers)
-                    if short <= left - extra]
+                    if joint <= left - extra]
         head, tail = runs[:suit], runs[suit + 1:]
-        # the jokers the other suits need (in units) are the same after every step
-        others = -UNIT * left
-        if self.suit_bound is not None:
-            others = self.suit_bound.others(value, suit, runs, groups)
-        return [(points, (value, suit + 1, (*head, step.runs, *tail),
+        jokers = self.jokers
+        return [(points, (value, suit + 1, (*head, after, *tail),
                           pend if kept is None else pend[:suit] + (kept,) + pend[suit + 1:],
-                          new_groups, used + step.jokers,
-                          min(room + step.room, left - step.jokers)), step)
-                for points, step, kept, new_groups, need in self._steps(
-                    value, suit, runs[suit], (pend or self.pend_max)[suit], left, groups)
-                if others + need <= UNIT * (left - step.jokers)]
+                          new_groups, jokers - after_left, min(room + more, after_left),
+                          units + delta), step)
+                for points, after, kept, new_groups, after_left, more, delta, most, step
+                in self._steps(value, suit, runs[suit], (pend or self.pend_max)[suit], left,
+                               groups)
+                if units <= most]
 
     def _steps(self, value: int, suit: int, runs: SuitRuns, pend: tuple[int, int],
-               left: int, groups: Groups
-               ) -> list[tuple[int, SuitStep, tuple[int, int] | None, Groups, int]]:
+               left: int, groups: Groups) -> list[Move]:
         """Return `_moves` with the group copies after each, dead groups left out, and
-        the jokers (in `dp_bound.UNIT`s) the suit needs after each (0 when the bound is
-        off)."""
+        what each changes in the units of jokers the state needs (`dp_bound`): a step is
+        live when the state's units after it are at most the jokers left (in units).
+
+        The units of a child are its parent's plus the step's change: the other suits'
+        part is the same after every step (it took a lookup of all four suits' runs per
+        state, and most states missed it).
+        """
         key = (value, suit, runs, pend, left, groups)
         hit = self.steps.get(key)
         if hit is not None:
             return hit
-        out = []
+        bound = self.suit_bound
+        own = 0 if bound is None else bound.need(value, suit, runs)
+        out: list[Move] = []
         for points, step, kept in self._moves(value, suit, runs, pend, left):
             new_groups = groups
             if step.grouped:
                 lst = list(groups)
                 lst[suit] = step.grouped
                 new_groups = (lst[0], lst[1], lst[2], lst[3])
-            if any(new_groups) and not self._groups_ok(value, suit, new_groups,
-                                                       left - step.jokers):
+            after_left = left - step.jokers
+            if any(new_groups) and not self._groups_ok(value, suit, new_groups, after_left):
                 continue
-            need = 0 if self.suit_bound is None else \
-                self.suit_bound.step_cost(value, suit, 0, step.grouped) \
-                + self.suit_bound.need(value + 1, suit, step.runs)
-            out.append((points, step, kept, new_groups, need))
+            delta = 0 if bound is None else bound.step_cost(value, suit, 0, step.grouped) \
+                + bound.need(value + 1, suit, step.runs) - own
+            out.append((points, step.runs, kept, new_groups, after_left, step.room, delta,
+                        UNIT * after_left - delta, step))
         self.steps[key] = out
         return out
+
+    def prices_changed(self) -> None:
+        """Forget what was worked out under the bound's old prices (`SuitBound.tighten`).
+
+        Before searching only: the states carry their units under the prices (`Key`), so
+        a state met again under new ones would be searched again as another.
+        """
+        self.steps.clear()
+        self.closing.clear()
 
     def _final(self, used: int, room: int) -> int:
         """Value at the end: fill the room with jokers; every table joker must be placed."""
@@ -472,18 +509,18 @@ class RankDP:
         if hit is not None:
             return hit
         self._tick()
-        best = [NEG] * len(self.pends)
-        pends = self.pends
+        best: list[int] | None = None
         for points, child, _ in self._children(key):
             if child[0] < LAST:
                 sub = self._profile(child)
             else:
-                sub = [self._best(child[:3] + (pend,) + child[4:]) for pend in pends]
+                sub = [self._best(child[:3] + (pend,) + child[4:]) for pend in self.pends]
             if points:
-                best = [b if s <= NEG or s + points <= b else s + points
-                        for b, s in zip(best, sub, strict=True)]
-            else:
-                best = list(map(max, best, sub))
+                sub = [NEG if s <= NEG else s + points for s in sub]
+            # most states have one child: its profile is theirs, shared (never mutated)
+            best = sub if best is None else list(map(max, best, sub))
+        if best is None:
+            best = [NEG] * len(self.pends)
         self.profiles[key] = best
         return best
 

@@ -47,7 +47,8 @@ PRICE_CAP = 4 * UNIT
 """Prices stay within four jokers either way (any prices give a valid bound; this keeps
 sums far from `INFINITE`)."""
 Node = tuple[int, SuitRuns, list[tuple[int, int, int]]]
-"""A state of one suit's programme: (value, open runs, steps)."""
+"""A state of one suit's programme: (value, open runs, steps as (units of run jokers,
+group copies, index of the next state))."""
 LAZY_STATES = 100
 """States of a suit's programme worked out one by one before the rest is solved in one
 pass: a search that ends within a few dozen states (most going-out checks) needs few of
@@ -64,7 +65,6 @@ class SuitBound:
         self.req, self.opt = required, optional
         self.jokers, self.max_jokers = jokers, max_jokers
         self.memo: dict[tuple[int, int, SuitRuns], int] = {}
-        self.others_memo: dict[tuple[int, int, tuple[SuitRuns, ...], Groups], int] = {}
         self.graphs: list[list[Node]] = [[] for _ in range(4)]
         self.avail = [[self._avail(value, suit) for value in range(LAST + 2)]
                       for suit in range(4)]
@@ -121,7 +121,6 @@ class SuitBound:
                               for x, units in self._splits(value))
         self.rest = [sum(base[value:]) for value in range(LAST + 3)]
         self.memo.clear()
-        self.others_memo.clear()
         self.lazy = [0] * 4
 
     def need(self, value: int, suit: int, runs: SuitRuns) -> int:
@@ -163,7 +162,9 @@ class SuitBound:
 
     def _graph(self, suit: int) -> list[Node]:
         """Return the suit's programme as (value, runs, steps) in order of value, each
-        step (jokers, group copies, index of the state it leads to), built once."""
+        step (units of its run jokers, group copies, index of the state it leads to),
+        built once. Steps sending more copies to groups than any way of forming them
+        takes (`_cap`) are left out: no price makes them possible."""
         graph = self.graphs[suit]
         if graph:
             return graph
@@ -172,12 +173,14 @@ class SuitBound:
         for value, runs, steps in graph:  # grows while it is read: states in value order
             if value > LAST + 1:
                 continue
+            cap = self._cap(suit, value)
             for step in self._steps(value, suit, runs):
                 child = (value + 1, step.runs)
                 if child not in index:
                     index[child] = len(graph)
                     graph.append((value + 1, step.runs, []))
-                steps.append((step.jokers, step.grouped, index[child]))
+                if step.grouped <= cap:
+                    steps.append((UNIT * step.jokers, step.grouped, index[child]))
         return graph
 
     def _solve(self, suit: int) -> list[int]:
@@ -187,20 +190,17 @@ class SuitBound:
         graph = self._graph(suit)
         best = [INFINITE] * len(graph)
         choice = [-1] * len(graph)
-        for value in range(LAST + 2):
-            self._cap(suit, value)
-        price, cap = self.price[suit], self.cap[suit]
+        price = self.price[suit]
         for i in range(len(graph) - 1, -1, -1):
             value, runs, steps = graph[i]
             if value > LAST + 1:
                 best[i] = INFINITE if runs else 0
                 continue
             unit, cost = price[value], INFINITE
-            for k, (jokers, grouped, child) in enumerate(steps):
-                if grouped <= cap[value]:
-                    total = UNIT * jokers + grouped * unit + best[child]
-                    if total < cost:
-                        cost, choice[i] = total, k
+            for k, (units, grouped, child) in enumerate(steps):
+                total = units + grouped * unit + best[child]
+                if total < cost:
+                    cost, choice[i] = total, k
             best[i] = cost
         memo = self.memo
         for i, (value, runs, _) in enumerate(graph):
@@ -240,18 +240,6 @@ class SuitBound:
             else:
                 total += need(value, s, runs[s])
         return total
-
-    def others(self, value: int, suit: int, runs: tuple[SuitRuns, ...], groups: Groups
-               ) -> int:
-        """Return `total` less what `suit` itself needs from `value` on: the same after
-        every step of `suit` there, so the search asks it once per state (memoised: a
-        state less its jokers and aces kept recurs)."""
-        key = (value, suit, runs, groups)
-        hit = self.others_memo.get(key)
-        if hit is None:
-            hit = self.total(value, suit, runs, groups) - self.need(value, suit, runs[suit])
-            self.others_memo[key] = hit
-        return hit
 
     def tighten(self, rounds: int, trial: int) -> int:
         """Move the prices by up to `rounds` subgradient steps (Polyak's, aimed at one

@@ -100,6 +100,15 @@ def suit_steps(runs: SuitRuns, avail: int, low: int, jokers: int, max_jokers: in
     return tuple(found.values())
 
 
+@cache
+def shortness(runs: SuitRuns) -> tuple[int, int]:
+    """Return (the runs still short of 3 cards or ending on a gap joker, those of one card):
+    what each needs at the next value, and at the one after. Cached: the search asks it
+    of every suit at every value's end, and a suit's runs are few distinct tuples."""
+    return (sum(length < 3 or gap for length, _, gap in runs),
+            sum(length == 1 for length, _, _ in runs))
+
+
 def _plans(counts: Groups, jokers: int, max_jokers: int) -> list[tuple[int, int, Plan]]:
     """Return every split of group copies into groups: (jokers, room, plan).
 
@@ -180,9 +189,13 @@ def card_at(value: int, suit: int) -> int:
 
 Pend = tuple[tuple[int, int], ...]
 """Per suit, the ace copies (table, hand) kept from value 1 for value 14."""
-Key = tuple[int, int, tuple[SuitRuns, ...], Pend, Groups, int, int]
+Key = tuple[int, int, tuple[SuitRuns, ...], Pend, Groups, int, int, int]
 """(value, suit, open runs per suit, pend, group copies at this value per suit, jokers
-placed, room for more jokers). Between values 2 and 13 the pend is left out of the key
-(it is `()`): those states return a profile, their value for every possible pend."""
+placed, room for more jokers, units of jokers the state needs by `dp_bound`). Between
+values 2 and 13 the pend is left out of the key (it is `()`): those states return a
+profile, their value for every possible pend. The last entry is a function of the others
+(`SuitBound.total` of value, suit, runs and groups; 0 with the bound off), so it splits no
+state in two: it is carried in the key so that a child's is its parent's plus what the
+step adds, not summed again over the suits (see `RankDP._steps`)."""
 Choice = SuitStep | tuple[int, int, Plan]
 Child = tuple[int, Key, Choice]
