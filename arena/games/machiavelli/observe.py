@@ -9,8 +9,8 @@ offered to it during the draft (while it chooses), its own turn's pending cards,
 its warrants is signed or which of its threats bears the flower. Never: other hands, other
 seats' unrevealed characters, face-down discards, the cards under the Museum (not even for
 its owner: DECISIONS.md "Museum"), the deck order, the RNG.
-`observation_view` is that filter; `observation` is the view with the lists it shares with
-the state copied, for callers that keep it.
+`observation_view` is that filter; `observation` is the same call with `fresh` (nothing in
+it shared), for callers that keep it.
 Imports only the standard library and `arena.core`.
 """
 
@@ -57,13 +57,13 @@ class _Names(dict[tuple[Character, ...], list[str]]):
 _SEAT_CHARACTER, _NAMES = _SeatCharacters(), _Names()
 
 
-def observation_view(state: State, seat: int) -> dict[str, Json]:
-    """Return the observation of `seat`, sharing the state's own lists where it holds them
-    (the cast, gold, cities, beautified districts, the seat's hand, its turn's used and
-    set-aside lists), the cached decision's pool names, and the wire forms of characters
-    kept in `_SEAT_CHARACTER` and `_NAMES`: for a caller that encodes it before the state
-    next changes and never writes to it (the referee). Equal to `observation`, about 40%
-    cheaper (bench/engine.py)."""
+def observation_view(state: State, seat: int, *, fresh: bool = False) -> dict[str, Json]:
+    """Return the observation of `seat`. By default a view: it shares the state's own lists
+    where it holds them (the cast, gold, cities, beautified districts, the seat's hand, its
+    turn's used and set-aside lists), the cached decision's pool names and the wire forms of
+    characters in `_SEAT_CHARACTER` and `_NAMES`, for a caller that encodes it before the
+    state next changes and never writes to it (the referee): about 40% cheaper
+    (bench/engine.py). `fresh`: every list and dict in it is its own (`observation`)."""
     current, character = state.current_seat, state.current_char
     killed, robbed, phase, revealed = state.killed, state.robbed, state.phase, state.revealed
     obs = _TEMPLATE.copy()
@@ -73,15 +73,16 @@ def observation_view(state: State, seat: int) -> dict[str, Json]:
     obs["phase"] = phase
     obs["crown"] = state.crown
     obs["city_size"] = state.rules["city_size"]
-    obs["cast"] = state.rules["characters"]
-    obs["gold"] = state.gold
+    obs["cast"] = list(state.rules["characters"]) if fresh else state.rules["characters"]
+    obs["gold"] = state.gold.copy() if fresh else state.gold
     obs["hand_sizes"] = list(map(len, state.hands))
-    obs["cities"] = state.cities
-    obs["beautified"] = state.beautified
+    obs["cities"] = list(map(list, state.cities)) if fresh else state.cities
+    obs["beautified"] = list(map(list, state.beautified)) if fresh else state.beautified
     obs["deck_size"] = len(state.deck)
     obs["tax_token"] = state.tax_token
     obs["first_complete"] = state.first_complete
-    obs["faceup_discards"] = _NAMES[tuple(state.faceup)]
+    faceup = _NAMES[tuple(state.faceup)]
+    obs["faceup_discards"] = faceup.copy() if fresh else faceup
     obs["museum"] = len(state.museum)  # face down: their number only, for every seat
     if killed:
         obs["killed"] = NAMES[killed]
@@ -89,31 +90,36 @@ def observation_view(state: State, seat: int) -> dict[str, Json]:
         obs["robbed"] = NAMES[robbed]
     if state.bewitched:
         obs["bewitched"] = NAMES[state.bewitched]  # named aloud by the Witch
-    obs["revealed"] = list(map(_SEAT_CHARACTER.__getitem__, revealed))
+    obs["revealed"] = (list(map(dict, map(_SEAT_CHARACTER.__getitem__, revealed))) if fresh
+                       else list(map(_SEAT_CHARACTER.__getitem__, revealed)))
     if current is not None and character is not None:
-        obs["current"] = _SEAT_CHARACTER[current, character]
+        obs["current"] = (dict(_SEAT_CHARACTER[current, character]) if fresh
+                          else _SEAT_CHARACTER[current, character])
     warrants = state.warrants
-    obs["warrants"] = _NAMES[tuple(warrants)]
+    obs["warrants"] = _NAMES[tuple(warrants)].copy() if fresh else _NAMES[tuple(warrants)]
     if warrants and state.magistrate == seat and state.signed is not None:
         obs["signed_warrant"] = NAMES[state.signed]  # the Magistrate's secret: his seat only
     threats = state.threats
-    obs["threats"] = _NAMES[tuple(threats)]
+    obs["threats"] = _NAMES[tuple(threats)].copy() if fresh else _NAMES[tuple(threats)]
     if threats and state.blackmailer == seat and state.flower is not None:
         obs["flower"] = NAMES[state.flower]  # the Blackmailer's secret: his seat only
-    obs["hand"] = state.hands[seat]
-    obs["characters"] = _NAMES[tuple(state.chars[seat])]
+    obs["hand"] = state.hands[seat].copy() if fresh else state.hands[seat]
+    characters = _NAMES[tuple(state.chars[seat])]
+    obs["characters"] = characters.copy() if fresh else characters
     if phase == _TURN:
         if current == seat:
+            used, aside = (state.used.copy(), state.aside.copy()) if fresh else (
+                state.used, state.aside)
             obs["turn"] = {"gathered": state.gathered, "builds_left": state.builds_left,
-                           "used": state.used, "pending": state.pending,
-                           "set_aside": state.aside}
+                           "used": used, "pending": state.pending, "set_aside": aside}
     elif phase == _DRAFT:
         # the cached decision names the drafting seat and the pool's names in rank order
         # (cheaper than sorting and naming the pool again)
         cached = state.cache
         if cached is not None:
             if cached.decision.seat == seat:
-                obs["draft_pool"] = cached.decision.context["characters"]
+                pool = cached.decision.context["characters"]
+                obs["draft_pool"] = list(pool) if fresh else pool
         elif draft.decision_seat(state)[0] == seat:
             obs["draft_pool"] = list(map(NAMES.__getitem__, sorted(state.pool)))
     return obs
@@ -122,21 +128,4 @@ def observation_view(state: State, seat: int) -> dict[str, Json]:
 def observation(state: State, seat: int) -> dict[str, Json]:
     """Return the observation of `seat` as plain JSON-ready data of its own: what a caller
     does to it reaches neither the state nor another observation."""
-    obs = observation_view(state, seat)
-    # copies of every list and dict the view shares
-    obs["cast"] = list(state.rules["characters"])
-    obs["gold"] = state.gold.copy()
-    obs["cities"] = list(map(list, state.cities))
-    obs["beautified"] = list(map(list, state.beautified))
-    obs["hand"] = state.hands[seat].copy()
-    obs["revealed"] = list(map(dict, obs["revealed"]))
-    if obs["current"] is not None:
-        obs["current"] = dict(obs["current"])
-    for key in ("faceup_discards", "warrants", "threats", "characters"):
-        obs[key] = list(obs[key])
-    if obs["draft_pool"] is not None:
-        obs["draft_pool"] = list(obs["draft_pool"])
-    turn = obs["turn"]
-    if turn is not None:
-        turn["used"], turn["set_aside"] = state.used.copy(), state.aside.copy()
-    return obs
+    return observation_view(state, seat, fresh=True)
