@@ -109,6 +109,12 @@ class RankDP:
         """Upper bounds of states whose search was cut off (branch and bound)."""
         self.suffix = self._suffix()
         self.table_fits = useful(self.opt, self.req, self.max_jokers) == self.req
+        self.copies = [[(self.req[card_at(value, suit)], self.opt[card_at(value, suit)])
+                        if 1 <= value <= LAST else (0, 0) for suit in range(4)]
+                       for value in range(LAST + 4)]
+        """(table, hand) copies per value (to 3 past the high ace) and suit; read at value
+        14 only for the pend (`_copies`). A table: the steps' tests ask them at every step
+        met, and indexing the counts cost a call each."""
         """Every table card fits some meld (asked once: `useful` costs about 1 ms, and each
         turn of a race asked it again)."""
         self.profiles: dict[Key, list[int]] = {}
@@ -267,12 +273,9 @@ class RankDP:
             raise OutOfBudget
 
     def _copies(self, value: int, suit: int, pend: tuple[int, int]) -> tuple[int, int]:
-        if value > LAST:
-            return 0, 0
         if value == LAST:
             return pend
-        index = natural(value, suit)
-        return self.req[index], self.opt[index]
+        return self.copies[value][suit]
 
     def _viable(self, runs: SuitRuns, value: int, suit: int, pend: tuple[int, int],
                 jokers: int) -> bool:
@@ -291,15 +294,15 @@ class RankDP:
                 return False
         if value + 1 >= LAST:
             return True  # ace copies kept for value 14 are not known here in a profile
-        need = self.req[natural(value + 1, suit)] - len(runs)
+        copies = self.copies[value + 1]
+        need = copies[suit][0] - len(runs)
         if need <= 0:
             return True
         starts = min(sum(self._copies(value + 2, suit, pend)),
                      sum(self._copies(value + 3, suit, pend))) + jokers
         if need <= starts:
             return True
-        others = sum(min(need, self.req[natural(value + 1, t)] + self.opt[natural(value + 1, t)])
-                     for t in range(4) if t != suit)
+        others = sum(min(need, sum(copies[t])) for t in range(4) if t != suit)
         return need <= starts + (others + min(jokers, need * self.max_jokers)) // 2
 
     def _profiled(self, value: int) -> bool:
@@ -372,8 +375,7 @@ class RankDP:
             count = max(groups)
             cards = sum(groups) + min(count * self.max_jokers, left)
             for later in range(suit + 1, 4):
-                index = natural(value, later)
-                cards += min(count, self.req[index] + self.opt[index])
+                cards += min(count, sum(self.copies[value][later]))
             hit = self.group_memo[key] = cards >= 3 * count
         return hit
 
