@@ -115,8 +115,7 @@ class RankDP:
         """(table, hand) copies per value (to 3 past the high ace) and suit; read at value
         14 only for the pend (`_copies`). A table: the steps' tests ask them at every step
         met, and indexing the counts cost a call each."""
-        """Every table card fits some meld (asked once: `useful` costs about 1 ms, and each
-        turn of a race asked it again)."""
+        """Every table card fits some meld (asked once, not at every turn of a race)."""
         self.profiles: dict[Key, list[int]] = {}
         self.moves: dict[tuple[int, int, SuitRuns, tuple[int, int], int],
                          list[tuple[int, SuitStep, tuple[int, int] | None]]] = {}

@@ -71,6 +71,10 @@ class SuitBound:
         the memo from the graph every round)."""
         self.avail = [[self._avail(value, suit) for value in range(LAST + 2)]
                       for suit in range(4)]
+        self.low = [[0 if value in (1, LAST) or value > LAST else self.req[card_at(value, suit)]
+                     for value in range(LAST + 2)] for suit in range(4)]
+        """Copies a suit's step must use at a value (`_steps`, asked at every step of its
+        programme, so a table)."""
         self.splits: list[list[tuple[Groups, int]] | None] = [None] * (LAST + 2)
         """Per value, once asked: (copies per suit, units of jokers) of each way its group
         copies can form groups; [] past the aces' groups."""
@@ -160,9 +164,8 @@ class SuitBound:
     def _steps(self, value: int, suit: int, runs: SuitRuns) -> tuple[SuitStep, ...]:
         """Return the suit's steps at `value` (up to value 15, where runs close): table
         copies all used, but aces, which may sit at either end."""
-        low = 0 if value in (1, LAST) or value > LAST else self.req[card_at(value, suit)]
-        return suit_steps(runs, self.avail[suit][value], low, self.jokers, self.max_jokers,
-                          value)
+        return suit_steps(runs, self.avail[suit][value], self.low[suit][value], self.jokers,
+                          self.max_jokers, value)
 
     def _graph(self, suit: int) -> list[Node]:
         """Return the suit's programme as (value, runs, steps) in order of value, each
