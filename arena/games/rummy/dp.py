@@ -118,7 +118,7 @@ class RankDP:
         """Every table card fits some meld (asked once, not at every turn of a race)."""
         self.profiles: dict[Key, list[int]] = {}
         self.moves: dict[tuple[int, int, SuitRuns, tuple[int, int], int],
-                         list[tuple[int, SuitStep, tuple[int, int] | None]]] = {}
+                         list[tuple[int, SuitStep, tuple[int, int] | None, int]]] = {}
         self.steps: dict[tuple[int, int, SuitRuns, tuple[int, int], int, Groups],
                          list[Move]] = {}
         self.pends = self._pends()
@@ -309,15 +309,24 @@ class RankDP:
         return self.profiling and 2 <= value < LAST
 
     def _moves(self, value: int, suit: int, runs: SuitRuns, pend: tuple[int, int], left: int
-               ) -> list[tuple[int, SuitStep, tuple[int, int] | None]]:
-        """Return (points, step, ace copies kept or None) for one suit, viable steps only."""
+               ) -> list[tuple[int, SuitStep, tuple[int, int] | None, int]]:
+        """Return (points, step, ace copies kept or None, units the bound's need changes
+        by) for one suit, viable steps only.
+
+        The units of a child are its parent's plus the step's change: the other suits'
+        part is the same after every step (it took a lookup of all four suits' runs per
+        state, and most states missed it), and the change is worked out here, not per
+        group copies of the other suits (`_steps`).
+        """
         key = (value, suit, runs, pend, left)
         hit = self.moves.get(key)
         if hit is not None:
             return hit
         req, opt = self._copies(value, suit, pend)
         points = PENALTY[card_at(min(value, LAST), suit)]
-        out: list[tuple[int, SuitStep, tuple[int, int] | None]] = []
+        bound = self.suit_bound
+        own = 0 if bound is None else bound.need(value, suit, runs)
+        out: list[tuple[int, SuitStep, tuple[int, int] | None, int]] = []
         for step in suit_steps(runs, req + opt, 0 if value == 1 else req, left,
                                self.max_jokers, value):
             placed = max(0, step.used - req)
@@ -326,7 +335,9 @@ class RankDP:
                 kept = (max(0, req - step.used), opt - placed)
             if self._viable(step.runs, value, suit, pend if kept is None else kept,
                             left - step.jokers):
-                out.append((placed * points, step, kept))
+                delta = 0 if bound is None else bound.step_cost(value, suit, 0, step.grouped) \
+                    + bound.need(value + 1, suit, step.runs) - own
+                out.append((placed * points, step, kept, delta))
         # the richest first (sharper bounds sooner), then groups first: measured on the
         # bench positions, a feasibility search meets its first solution far sooner so
         out.sort(key=lambda move: (-move[0], -move[1].grouped))
@@ -406,22 +417,15 @@ class RankDP:
 
     def _steps(self, value: int, suit: int, runs: SuitRuns, pend: tuple[int, int],
                left: int, groups: Groups) -> list[Move]:
-        """Return `_moves` with the group copies after each, dead groups left out, and
-        what each changes in the units of jokers the state needs (`dp_bound`): a step is
-        live when the state's units after it are at most the jokers left (in units).
-
-        The units of a child are its parent's plus the step's change: the other suits'
-        part is the same after every step (it took a lookup of all four suits' runs per
-        state, and most states missed it).
-        """
+        """Return `_moves` with the group copies after each, dead groups left out: a step
+        is live when the state's units of jokers needed (`dp_bound`) after it are at most
+        the jokers left (in units)."""
         key = (value, suit, runs, pend, left, groups)
         hit = self.steps.get(key)
         if hit is not None:
             return hit
-        bound = self.suit_bound
-        own = 0 if bound is None else bound.need(value, suit, runs)
         out: list[Move] = []
-        for points, step, kept in self._moves(value, suit, runs, pend, left):
+        for points, step, kept, delta in self._moves(value, suit, runs, pend, left):
             new_groups = groups
             if step.grouped:
                 lst = list(groups)
@@ -430,8 +434,6 @@ class RankDP:
             after_left = left - step.jokers
             if any(new_groups) and not self._groups_ok(value, suit, new_groups, after_left):
                 continue
-            delta = 0 if bound is None else bound.step_cost(value, suit, 0, step.grouped) \
-                + bound.need(value + 1, suit, step.runs) - own
             out.append((points, step.runs, kept, new_groups, after_left, step.room, delta,
                         UNIT * after_left - delta, step))
         self.steps[key] = out
@@ -443,6 +445,7 @@ class RankDP:
         Before searching only: the states carry their units under the prices (`Key`), so
         a state met again under new ones would be searched again as another.
         """
+        self.moves.clear()
         self.steps.clear()
         self.closing.clear()
 
