@@ -49,7 +49,7 @@ CARD_TURN = 500
 """States of the first turn of each direction in each hand card's search (`check`)."""
 CHECK_NODES = 10_000
 """States the "may this seat draw?" search may visit, both directions (and every hand card)
-together: about 0.15-0.2 s of CPU at most on a loaded 2-core machine (the goal: never
+together: about 0.1-0.2 s of CPU at most on a loaded 2-core machine (the goal: never
 threaten a bot's clock). On the 335-349 positions of bench/rummy.py's 12 real games that
 need a search (no cheap move), none is left unsettled (1-5 by the whole-hand search, 11 of
 354 before the card-by-card search and the priced bound; 26-30 before the dead-state test
