@@ -73,7 +73,7 @@ class Machiavelli:
 
     def outcome(self, state: State) -> Outcome | None:
         """Return the outcome once the game is over."""
-        return scoring.outcome(state) if state.phase == Phase.OVER else None
+        return scoring.final_outcome(state) if state.phase == Phase.OVER else None
 
     def default_action(self, state: State, seat: int) -> Action:
         """Return the first legal option (options are ordered safest first)."""

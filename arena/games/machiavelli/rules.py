@@ -115,7 +115,7 @@ def _pay_queen(state: State, rank4: int, events: list[Event]) -> None:
 def _finish(state: State, termination: Termination, events: list[Event]) -> None:
     state.phase = Phase.OVER
     state.termination = termination.value
-    result = scoring.outcome(state)
+    result = state.scored = scoring.outcome(state)
     events.append(public("game_ended", termination=termination.value,
                          scores=list(result.scores), placings=list(result.placings)))
 

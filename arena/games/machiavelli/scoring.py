@@ -127,3 +127,24 @@ def outcome(state: State) -> Outcome:
     }
     return Outcome(Termination(state.termination or Termination.COMPLETED),
                    placings_from_keys(keys), scores, details)
+
+
+def final_outcome(state: State) -> Outcome:
+    """Return the outcome of a finished game: a copy of the one scored when it ended
+    (`State.scored`) where there is one, else scored now (a state rebuilt from JSON, or
+    set up by hand)."""
+    kept = state.scored
+    if kept is None:
+        return outcome(state)
+    # the kept outcome is never handed out: a caller may change its details' lists and dicts
+    return Outcome(kept.termination, kept.placings, kept.scores,
+                   {k: _copy_json(v) for k, v in kept.details.items()})
+
+
+def _copy_json(value: Json) -> Json:
+    """Return a copy of JSON-ready data sharing nothing mutable with `value`."""
+    if isinstance(value, list):
+        return [_copy_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copy_json(v) for k, v in value.items()}
+    return value

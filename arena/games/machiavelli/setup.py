@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 
 from arena.core.game import Json, OptionSpec
 from arena.core.options import raise_problems, resolve_options
@@ -72,6 +72,51 @@ def resolve(players: int, rules: Mapping[str, Json]) -> dict[str, Json]:
     Raises:
         ConfigError: every problem at once, naming the valid values.
     """
+    key = (players, _frozen(rules))
+    try:
+        kept = _RESOLVED.get(key)
+    except TypeError:  # a value that is not JSON (reported by `_resolve`, or kept out)
+        return _resolve(players, rules)
+    if kept is None:
+        # a copy: the result may hold the caller's own lists, which the caller may change
+        kept = _copied(_resolve(players, rules))
+        if len(_RESOLVED) < _RESOLVED_MAX:
+            _RESOLVED[key] = kept
+    # and a copy for each caller, whose state's `rules` are its own
+    return _copied(kept)
+
+
+_RESOLVED: dict[tuple[int, Hashable], dict[str, Json]] = {}
+"""Resolved option sets by player count and frozen rules: a tournament plays the same rules
+game after game, and resolving them again (the cast's checks above all) took ~1% of a
+4-player game's engine time. Rules that raise are not kept."""
+_RESOLVED_MAX = 256
+"""Enough for any tournament's rule sets; past it, rules are resolved without being kept."""
+
+
+def _frozen(value: object) -> Hashable:
+    """Return a hashable form of JSON-ready `value` that tells apart values that compare
+    equal but resolve differently (True, 1 and 1.0; a list and a tuple)."""
+    if isinstance(value, Mapping):
+        return ("map", tuple(sorted((str(k), _frozen(v)) for k, v in value.items())))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_frozen(v) for v in value))
+    return (type(value).__name__, value)
+
+
+def _copied(resolved: dict[str, Json]) -> dict[str, Json]:
+    return {name: _copy_json(value) for name, value in resolved.items()}
+
+
+def _copy_json(value: Json) -> Json:
+    if isinstance(value, list):
+        return [_copy_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copy_json(v) for k, v in value.items()}
+    return value
+
+
+def _resolve(players: int, rules: Mapping[str, Json]) -> dict[str, Json]:
     resolved, problems = resolve_options(GAME, OPTIONS, rules)
     if resolved["edition"] == "classic":
         resolve_classic(players, rules, resolved, problems)
@@ -255,6 +300,14 @@ def draw_random(players: int, resolved: dict[str, Json], seed: int) -> dict[str,
     return drawn
 
 
+@functools.lru_cache(maxsize=256)
+def _unshuffled(uniques: tuple[str, ...]) -> tuple[str, ...]:
+    """The unshuffled deck of a game with these unique districts (`cards.deck_list`). Kept:
+    building it again (a Counter of 68 cards) took ~2% of a 4-player game's setup-and-play
+    engine time; the shuffle of a fresh list of it draws exactly as before."""
+    return tuple(deck_list(uniques))
+
+
 def new_state(players: int, rules: Mapping[str, Json], seed: int) -> State:
     """Deal a new game: shuffled deck, 4 cards and 2 gold each, a seeded crown.
 
@@ -263,7 +316,7 @@ def new_state(players: int, rules: Mapping[str, Json], seed: int) -> State:
     """
     resolved = draw_random(players, resolve(players, rules), seed)
     rng = new_rng(seed)
-    deck = deck_list(list(resolved["districts"]))
+    deck = list(_unshuffled(tuple(resolved["districts"])))
     rng.shuffle(deck)
     hands = [deck[4 * seat:4 * seat + 4] for seat in range(players)]
     del deck[:4 * players]
