@@ -6,13 +6,14 @@ Imports only the standard library and `arena.core`.
 from __future__ import annotations
 
 from arena.core.game import Event
+from arena.core.hotpath import make_decision
 
 from . import venues
-from .actions import Action, ActionTable, ActionType, Kind
+from .actions import Action, ActionTable, ActionType, Kind, shared_wires
 from .cards import NAMES, Character
 from .editions import edition_of
 from .events import CHARACTER_PICKED, OWN_PICK, private, public
-from .state import Phase, State
+from .state import Legal, Phase, State
 
 PICK, DISCARD, RANDOM = "pick", "discard", "random"
 _NAME = NAMES.__getitem__
@@ -103,9 +104,23 @@ def advance(state: State, events: list[Event]) -> None:
         if index == len(script) - 1 and len(state.pool) == 1 and takes_facedown(state):
             state.pool.append(state.facedown.pop(0))
             events.append(public("facedown_offered", seat=seat))
-        events.append(private(seat, "characters_offered", seat=seat,
-                              characters=list(map(_NAME, sorted(state.pool))), step=op))
+        pool = sorted(state.pool)
+        names = list(map(_NAME, pool))
+        events.append(private(seat, "characters_offered", seat=seat, characters=names,
+                              step=op))
+        _offer(state, seat, _KINDS[op], pool, list(names))
         return
+
+
+def _offer(state: State, seat: int, kind: str, pool: list[Character],
+           names: list[str]) -> None:
+    """Cache the decision of the seat the draft waits for (`State.cache`), as `rules.legal`
+    would build it: here the seat, kind and sorted pool are at hand, where `rules.legal`
+    worked them out again at the next `to_act` (bench/engine.py, 1,000 games, two interleaved
+    runs: pick_character 11.9-12.8 -> 9.6-10.0 us)."""
+    actions = legal_from(pool, kind)
+    state.cache = Legal(make_decision(seat, kind, shared_wires(actions),
+                                      {"characters": names}), actions)
 
 
 def _end(state: State, events: list[Event]) -> None:

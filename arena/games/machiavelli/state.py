@@ -177,9 +177,9 @@ class State:
     scored: Outcome | None = field(default=None, repr=False, compare=False)
     """The outcome scored when the game ended (`rules._finish`), kept so that
     `scoring.final_outcome` need not score the game again; never serialized. Never handed
-    out itself (its `details` hold mutable lists and dicts): callers get a copy. Scoring
-    again cost ~1.5% of a 4-player game's engine time (2 of 4,000 scorings per 2,000 games
-    were the same one)."""
+    out itself (its `details` hold mutable lists and dicts): callers get a copy, ~2 us where
+    scoring a 4-player game again took ~37 us. A clone may share it: the engine changes no
+    state once it is over, and the object itself never leaves the engine."""
 
 
 _CHAR_FIELDS = ("killed", "robbed", "current_char", "bewitched", "signed", "flower")

@@ -11,6 +11,7 @@ import pytest
 from arena.core.errors import ConfigError
 from arena.core.game import Json
 from arena.games.machiavelli import GAME, State, scoring, setup
+from arena.games.machiavelli import rules as engine_rules
 from arena.games.machiavelli.cards import deck_list
 from arena.games.machiavelli.state import Phase
 
@@ -38,8 +39,9 @@ def test_the_kept_outcome_equals_a_fresh_scoring(rules: dict[str, object]) -> No
         assert GAME.outcome(rebuilt) == GAME.outcome(state)
 
 
-def test_a_caller_changing_its_outcome_changes_no_other() -> None:
-    state = _finished(4, {}, 3)
+@pytest.mark.parametrize("rules", RULES, ids=["revised", "classic", "random"])
+def test_a_caller_changing_its_outcome_changes_no_other(rules: dict[str, object]) -> None:
+    state = _finished(4, rules, 3)
     clone = GAME.clone(state)
     first = GAME.outcome(state)
     assert first is not None
@@ -50,6 +52,8 @@ def test_a_caller_changing_its_outcome_changes_no_other() -> None:
     breakdown.append({})
     tiebreak = first.details["tiebreak"]
     assert isinstance(tiebreak, list)
+    if isinstance(tiebreak[0], list):  # classic: (district values, gold) per seat
+        tiebreak[0].append(-1)
     tiebreak.clear()
     assert GAME.outcome(state) == expected
     assert GAME.outcome(clone) == expected
@@ -102,3 +106,21 @@ def test_games_of_the_same_rules_share_no_list() -> None:
     assert one.rules["characters"] is not two.rules["characters"]
     assert sorted(setup._unshuffled(tuple(one.rules["districts"]))) == sorted(  # noqa: SLF001
         deck_list(one.rules["districts"]))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 7, 8])
+def test_the_draft_keeps_the_decision_rules_would_build(players: int) -> None:
+    state = GAME.new_game(players, {}, players)
+    policy = random.Random(players)
+    drafts = 0
+    while (decision := GAME.to_act(state)) is not None:
+        if state.phase == Phase.DRAFT:
+            drafts += 1
+            kept = state.cache
+            assert kept is not None and kept.decision is decision
+            fresh = engine_rules.legal(GAME.from_json(GAME.to_json(state)))
+            assert fresh is not None
+            assert (fresh.decision, fresh.actions) == (decision, kept.actions)
+            assert fresh.decision.context is not decision.context
+        GAME.apply(state, decision.seat, GAME.random_action(state, decision.seat, policy))
+    assert drafts > 20
