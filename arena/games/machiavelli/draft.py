@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from arena.core.game import Event
 from arena.core.hotpath import make_decision
+from arena.core.rng import shuffle
 
 from . import venues
 from .actions import Action, ActionTable, ActionType, Kind, shared_wires
@@ -63,7 +64,7 @@ def start_round(state: State, events: list[Event]) -> None:
     state.magistrate, state.warrants, state.signed = None, [], None
     state.blackmailer, state.threats, state.flower = None, [], None
     pool = list(state.cast)
-    state.rng.shuffle(pool)
+    shuffle(state.rng, pool)
     faceup_count = FACEUP[state.players][len(state.cast) == 9]
     events.append(public("round_started", round=state.round, crown=state.crown))
     while len(state.faceup) < faceup_count:
@@ -72,7 +73,7 @@ def start_round(state: State, events: list[Event]) -> None:
             # a rank-4 card may not lie face-up: another card takes its place, it is reshuffled
             replacement = pool.pop()
             pool.append(card)
-            state.rng.shuffle(pool)
+            shuffle(state.rng, pool)
             card = replacement
             events.append(public("rank4_reshuffled"))
         state.faceup.append(card)

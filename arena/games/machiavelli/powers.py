@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from arena.core.game import Event, Json
+from arena.core.rng import shuffle
 
 from . import cards as C
 from . import venues
@@ -145,7 +146,7 @@ def grew(state: State, seat: int, before: int, events: list[Event]) -> None:
 def shuffle_back(state: State, cards: list[str]) -> None:
     """Shuffle `cards` into the deck (the Scholar's unkept cards)."""
     state.deck.extend(cards)
-    state.rng.shuffle(state.deck)
+    shuffle(state.rng, state.deck)
 
 
 # --- rank 2 and 3: the Spy, the Wizard and the Seer look at or take hidden cards -------------

@@ -11,7 +11,7 @@ from collections.abc import Hashable, Mapping
 
 from arena.core.game import Json, OptionSpec
 from arena.core.options import raise_problems, resolve_options
-from arena.core.rng import derive_seed, new_rng
+from arena.core.rng import derive_seed, new_rng, shuffle
 
 from .cards import (
     CAST_PRESETS,
@@ -317,7 +317,7 @@ def new_state(players: int, rules: Mapping[str, Json], seed: int) -> State:
     resolved = draw_random(players, resolve(players, rules), seed)
     rng = new_rng(seed)
     deck = list(_unshuffled(tuple(resolved["districts"])))
-    rng.shuffle(deck)
+    shuffle(rng, deck)
     hands = [deck[4 * seat:4 * seat + 4] for seat in range(players)]
     del deck[:4 * players]
     return State(
