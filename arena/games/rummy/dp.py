@@ -32,8 +32,9 @@ import time
 from itertools import product
 
 from arena.games.rummy.cards import JOKER_INDEX, PENALTY, natural
-from arena.games.rummy.dp_bound import UNIT, SuitBound
+from arena.games.rummy.dp_bound import SuitBound
 from arena.games.rummy.dp_build import Builder
+from arena.games.rummy.dp_moves import Moves
 from arena.games.rummy.dp_steps import (
     LAST,
     NEG,
@@ -42,23 +43,13 @@ from arena.games.rummy.dp_steps import (
     Key,
     Pend,
     SuitRuns,
-    SuitStep,
     card_at,
     group_options,
-    shortness,
-    suit_steps,
     useful,
 )
 
 RACE_NODES = 500
 """States of the first turn of each search in `RankDP._race` (then doubled every round)."""
-
-
-Move = tuple[int, SuitRuns, tuple[int, int] | None, Groups, int, int, int, int, SuitStep]
-"""A step of one suit (`RankDP._steps`): (points, the suit's open runs after, ace copies
-kept at value 1 or None, group copies after, jokers left after, room it adds, units the
-bound's need changes by, most units the state may need for the step to be live, the
-step)."""
 
 
 class OutOfBudget(Exception):
@@ -69,7 +60,7 @@ class _TurnOver(Exception):
     """A search passed the states of its turn (see `RankDP._race`)."""
 
 
-class RankDP:
+class RankDP(Moves):
     """One search: `required` counts must all be placed, `optional` counts may be.
 
     The ace copies kept at value 1 for value 14 matter only at value 14, so the states of
@@ -98,29 +89,27 @@ class RankDP:
         self.nodes = 0
         self.memo: dict[Key, int] = {}
         self.upper: dict[Key, int] = {}
+        """Upper bounds of states whose search was cut off (branch and bound)."""
         self.rivals: dict[tuple[int, int, tuple[SuitRuns, ...], Pend, Groups],
                           list[tuple[int, int, int]]] = {}
         """Per state less its jokers: (jokers placed, placed plus room, bound) of each one
         searched. Fewer placed and as much held is at least as good (see `_best`)."""
-        self.closing: dict[tuple[int, tuple[SuitRuns, ...], Pend], tuple[int, int, int]] = {}
+        self.closing = {}
         """Per value's end (`_closing`): the jokers the open runs need, without and with
         the bound of `dp_bound`, and the bound's units."""
-        self.group_memo: dict[tuple[int, int, Groups, int], bool] = {}
-        """Upper bounds of states whose search was cut off (branch and bound)."""
+        self.group_memo = {}
         self.suffix = self._suffix()
         self.table_fits = useful(self.opt, self.req, self.max_jokers) == self.req
+        """Every table card fits some meld (asked once, not at every turn of a race)."""
         self.copies = [[(self.req[card_at(value, suit)], self.opt[card_at(value, suit)])
                         if 1 <= value <= LAST else (0, 0) for suit in range(4)]
                        for value in range(LAST + 4)]
         """(table, hand) copies per value (to 3 past the high ace) and suit; read at value
         14 only for the pend (`_copies`). A table: the steps' tests ask them at every step
         met, and indexing the counts cost a call each."""
-        """Every table card fits some meld (asked once, not at every turn of a race)."""
         self.profiles: dict[Key, list[int]] = {}
-        self.moves: dict[tuple[int, int, SuitRuns, tuple[int, int], int],
-                         list[tuple[int, SuitStep, tuple[int, int] | None, int]]] = {}
-        self.steps: dict[tuple[int, int, SuitRuns, tuple[int, int], int, Groups],
-                         list[Move]] = {}
+        self.moves = {}
+        self.steps = {}
         self.pends = self._pends()
         self.pend_id = {pend: i for i, pend in enumerate(self.pends)}
         self.pend_max: Pend = tuple((max(p[s][0] for p in self.pends),
@@ -271,123 +260,9 @@ class RankDP:
                 and time.perf_counter() > self.deadline:
             raise OutOfBudget
 
-    def _copies(self, value: int, suit: int, pend: tuple[int, int]) -> tuple[int, int]:
-        if value == LAST:
-            return pend
-        return self.copies[value][suit]
-
-    def _viable(self, runs: SuitRuns, value: int, suit: int, pend: tuple[int, int],
-                jokers: int) -> bool:
-        """Can the runs after a step, and the next value's table copies, still be placed?
-
-        A cheap necessary test: short runs need cards (or jokers) at the next two values;
-        each table copy of the next value extends an open run, starts a run (which needs
-        the two values above it), or joins a group (which needs two cards of other suits).
-        """
-        short, two = shortness(runs)
-        nxt = sum(self._copies(value + 1, suit, pend))
-        if short:
-            if short > nxt + jokers:
-                return False
-            if two > sum(self._copies(value + 2, suit, pend)) + jokers:
-                return False
-        if value + 1 >= LAST:
-            return True  # ace copies kept for value 14 are not known here in a profile
-        copies = self.copies[value + 1]
-        need = copies[suit][0] - len(runs)
-        if need <= 0:
-            return True
-        starts = min(sum(self._copies(value + 2, suit, pend)),
-                     sum(self._copies(value + 3, suit, pend))) + jokers
-        if need <= starts:
-            return True
-        others = sum(min(need, sum(copies[t])) for t in range(4) if t != suit)
-        return need <= starts + (others + min(jokers, need * self.max_jokers)) // 2
-
     def _profiled(self, value: int) -> bool:
         # a feasibility question stops at its first solution: a plain search is quicker
         return self.profiling and 2 <= value < LAST
-
-    def _moves(self, value: int, suit: int, runs: SuitRuns, pend: tuple[int, int], left: int
-               ) -> list[tuple[int, SuitStep, tuple[int, int] | None, int]]:
-        """Return (points, step, ace copies kept or None, units the bound's need changes
-        by) for one suit, viable steps only.
-
-        The units of a child are its parent's plus the step's change: the other suits'
-        part is the same after every step (it took a lookup of all four suits' runs per
-        state, and most states missed it), and the change is worked out here, not per
-        group copies of the other suits (`_steps`).
-        """
-        key = (value, suit, runs, pend, left)
-        hit = self.moves.get(key)
-        if hit is not None:
-            return hit
-        req, opt = self._copies(value, suit, pend)
-        points = PENALTY[card_at(min(value, LAST), suit)]
-        bound = self.suit_bound
-        own = 0 if bound is None else bound.need(value, suit, runs)
-        out: list[tuple[int, SuitStep, tuple[int, int] | None, int]] = []
-        for step in suit_steps(runs, req + opt, 0 if value == 1 else req, left,
-                               self.max_jokers, value):
-            placed = max(0, step.used - req)
-            kept = None
-            if value == 1:
-                kept = (max(0, req - step.used), opt - placed)
-            if self._viable(step.runs, value, suit, pend if kept is None else kept,
-                            left - step.jokers):
-                delta = 0 if bound is None else bound.step_cost(value, suit, 0, step.grouped) \
-                    + bound.need(value + 1, suit, step.runs) - own
-                out.append((placed * points, step, kept, delta))
-        # the richest first (sharper bounds sooner), then groups first: measured on the
-        # bench positions, a feasibility search meets its first solution far sooner so
-        out.sort(key=lambda move: (-move[0], -move[1].grouped))
-        self.moves[key] = out
-        return out
-
-    def _closing(self, value: int, runs: tuple[SuitRuns, ...], pend: Pend
-                 ) -> tuple[int, int, int]:
-        """Return, at the end of `value`: the jokers the open runs need at least to reach 3
-        cards, all suits together (the short runs missing a card at the next value or the
-        one after); that or the bound of `dp_bound` from the next value on, whichever is
-        more; and the bound's units there (0 with it off).
-
-        Memoised together: a value's end recurs with other jokers and group copies, and
-        one lookup replaced five (the short runs' and each suit's bound).
-        """
-        key = (value, runs, pend)
-        hit = self.closing.get(key)
-        if hit is not None:
-            return hit
-        short = 0
-        for suit, suit_runs in enumerate(runs):
-            few, two = shortness(suit_runs)
-            if few:
-                short += max(0, few - sum(self._copies(value + 1, suit, pend[suit])))
-            if two:
-                short += max(0, two - sum(self._copies(value + 2, suit, pend[suit])))
-        joint, units = short, 0
-        if self.suit_bound is not None:  # in units; the groups' own jokers come next
-            units = self.suit_bound.total(value + 1, 0, runs)
-            joint = max(short, -(-units // UNIT))
-        hit = self.closing[key] = (short, joint, units)
-        return hit
-
-    def _groups_ok(self, value: int, suit: int, groups: Groups, left: int) -> bool:
-        """Can the group copies so far still make groups? (a cheap necessary test)
-
-        `groups` holds at least as many groups as its largest count (one copy of a suit
-        per group), each of 3 cards: the copies sent, at most one per group from each suit
-        still to decide, and the jokers the groups may hold must reach that.
-        """
-        key = (value, suit, groups, left)
-        hit = self.group_memo.get(key)
-        if hit is None:
-            count = max(groups)
-            cards = sum(groups) + min(count * self.max_jokers, left)
-            for later in range(suit + 1, 4):
-                cards += min(count, sum(self.copies[value][later]))
-            hit = self.group_memo[key] = cards >= 3 * count
-        return hit
 
     def _children(self, key: Key) -> list[Child]:
         """Return (points, next state, choice) for every decision at `key`."""
@@ -414,40 +289,6 @@ class RankDP:
                 in self._steps(value, suit, runs[suit], (pend or self.pend_max)[suit], left,
                                groups)
                 if units <= most]
-
-    def _steps(self, value: int, suit: int, runs: SuitRuns, pend: tuple[int, int],
-               left: int, groups: Groups) -> list[Move]:
-        """Return `_moves` with the group copies after each, dead groups left out: a step
-        is live when the state's units of jokers needed (`dp_bound`) after it are at most
-        the jokers left (in units)."""
-        key = (value, suit, runs, pend, left, groups)
-        hit = self.steps.get(key)
-        if hit is not None:
-            return hit
-        out: list[Move] = []
-        for points, step, kept, delta in self._moves(value, suit, runs, pend, left):
-            new_groups = groups
-            if step.grouped:
-                lst = list(groups)
-                lst[suit] = step.grouped
-                new_groups = (lst[0], lst[1], lst[2], lst[3])
-            after_left = left - step.jokers
-            if any(new_groups) and not self._groups_ok(value, suit, new_groups, after_left):
-                continue
-            out.append((points, step.runs, kept, new_groups, after_left, step.room, delta,
-                        UNIT * after_left - delta, step))
-        self.steps[key] = out
-        return out
-
-    def prices_changed(self) -> None:
-        """Forget what was worked out under the bound's old prices (`SuitBound.tighten`).
-
-        Before searching only: the states carry their units under the prices (`Key`), so
-        a state met again under new ones would be searched again as another.
-        """
-        self.moves.clear()
-        self.steps.clear()
-        self.closing.clear()
 
     def _final(self, used: int, room: int) -> int:
         """Value at the end: fill the room with jokers; every table joker must be placed."""

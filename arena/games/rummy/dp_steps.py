@@ -198,6 +198,6 @@ values 2 and 13 the pend is left out of the key (it is `()`): those states retur
 profile, their value for every possible pend. The last entry is a function of the others
 (`SuitBound.total` of value, suit, runs and groups; 0 with the bound off), so it splits no
 state in two: it is carried in the key so that a child's is its parent's plus what the
-step adds, not summed again over the suits (see `RankDP._steps`)."""
+step adds, not summed again over the suits (see `dp_moves.Moves._steps`)."""
 Choice = SuitStep | tuple[int, int, Plan]
 Child = tuple[int, Key, Choice]
