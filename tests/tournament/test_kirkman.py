@@ -4,7 +4,6 @@ classes come from the search that the module names, and the round-robin uses the
 from __future__ import annotations
 
 import inspect
-import itertools
 
 import pytest
 
@@ -19,19 +18,7 @@ from arena.tournament.kirkman import (
     three_q,
     tripled,
 )
-
-
-def assert_kirkman(v: int, rounds: list[list[tuple[int, int, int]]]) -> None:
-    """(v - 1) / 2 rounds, each a partition of 0..v-1 into triples, every pair once."""
-    assert len(rounds) == (v - 1) // 2, v
-    met: set[tuple[int, int]] = set()
-    for one in rounds:
-        assert sorted(p for table in one for p in table) == list(range(v)), (v, one)
-        for table in one:
-            pairs = set(itertools.combinations(sorted(table), 2))
-            assert len(table) == 3 and met.isdisjoint(pairs), (v, table)
-            met |= pairs
-    assert len(met) == v * (v - 1) // 2
+from tests.tournament.designs import assert_resolvable
 
 
 def test_every_v_3_mod_6_up_to_99_is_built() -> None:
@@ -43,21 +30,21 @@ def test_every_v_3_mod_6_up_to_99_is_built() -> None:
 def test_each_system_built_is_a_kirkman_triple_system(v: int) -> None:
     systems = rounds_of(v)
     assert systems is not None
-    assert_kirkman(v, [list(one) for one in systems])
+    assert_resolvable(v, 3, [list(one) for one in systems])
 
 
 @pytest.mark.parametrize("v", [9, 15, 21])
 def test_tripling_gives_a_system_on_three_times_the_points(v: int) -> None:
     smaller = rounds_of(v)
     assert smaller is not None
-    assert_kirkman(3 * v, tripled([list(one) for one in smaller], v))
+    assert_resolvable(3 * v, 3, tripled([list(one) for one in smaller], v))
 
 
 @pytest.mark.parametrize("q", [7, 13, 19, 31, 37, 43])
 def test_the_3q_construction_gives_a_system_for_each_prime_q_1_mod_6(q: int) -> None:
     rounds = three_q(q)
     assert rounds is not None
-    assert_kirkman(3 * q, rounds)
+    assert_resolvable(3 * q, 3, rounds)
 
 
 def test_a_broken_base_class_is_caught_by_the_check() -> None:
@@ -69,7 +56,7 @@ def test_a_broken_base_class_is_caught_by_the_check() -> None:
     rounds = [[tuple(form.shifted(p, i) for p in t) for t in triples[s:s + 7]]
               for s in (0, 7) for i in range(form.translates)]
     with pytest.raises(AssertionError):
-        assert_kirkman(21, rounds)  # type: ignore[arg-type]
+        assert_resolvable(21, 3, rounds)
 
 
 @pytest.mark.parametrize("v", [15, 33, 51, 57, 69, 87])
