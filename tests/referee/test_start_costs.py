@@ -1,18 +1,22 @@
-"""What a worker spends besides its games stays flat: the limits of a bot are read only while
+"""What starting a Python bot costs stays small (no import a function bot does not use), and
+what a worker spends besides its games stays flat: the limits of a bot are read only while
 a game waits on it (and at most every `READ_LIMITS_S`), each bot's own directories are
 resolved once per referee, and stopping a sandboxed bot scans no process table."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from arena import client
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl, process, roster
 from arena.referee import referee as referee_module
 from arena.referee.roster import READ_LIMITS_S, RosterBot
@@ -80,3 +84,58 @@ def test_a_python_bot_imports_neither_the_records_nor_argparse() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_function_bot_starts_without_inspect() -> None:
+    # inspect (ast, dis, tokenize) is ~10-20 ms of CPU at a start; msgspec imports it too
+    # through typing_extensions where that is installed (not a dependency of arena's), so
+    # the check hides typing_extensions, as on an install without the test tools
+    code = ("import sys; sys.modules['typing_extensions'] = None\n"
+            "import arena.client\n"
+            "arena.client._FunctionBot(lambda request, rng: None)\n"
+            "print('inspect' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False"
+
+
+class _Callable:
+    def __call__(self, request: object, rng: object) -> None:
+        return None
+
+
+class _Methods:
+    def act(self, request: object) -> None:
+        return None
+
+    def varargs(*args: object) -> None:
+        return None
+
+    @classmethod
+    def by_class(cls, request: object, rng: object = None) -> None:
+        return None
+
+
+def _one(request: object) -> None:
+    return None
+
+
+def _two(request: object, rng: object, /, *more: object, key: int = 0) -> None:
+    return None
+
+
+@functools.wraps(_one)
+def _wrapping(*args: object) -> None:
+    return None
+
+
+@pytest.mark.parametrize("fn", [
+    _one, _two, _wrapping, lambda r, g: None, lambda *a: None, _Callable(), _Methods().act,
+    _Methods().varargs, _Methods.by_class, functools.partial(_two, 1), print, len])
+def test_positional_count_agrees_with_inspect(fn: Callable[..., object]) -> None:
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    try:
+        expected = sum(p.kind in kinds for p in inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        expected = 1
+    assert client._positional_count(fn) == expected
