@@ -9,7 +9,18 @@
   run's own CPU plus every worker's and bot's) with its ratio to 1 worker's (goal <= 1.15),
   and where each count's CPU goes: coordinator, workers, bot start-ups (and how many bot
   processes started), bots' games, each per game and against 1 worker's; also a waiting
-  referee's idle CPU. Alone, with chosen worker counts (more than the cores show what
+  referee's idle CPU, and one Python bot's start measured alone (until its hello; what its
+  meter cannot see, bubblewrap and its exit, which no row counts; the referee's share).
+  On more than one core the 1-worker run is also played pinned to one core, and every
+  row's CPU per game is given against it too. Why: with one worker, each message wakes a
+  process on an otherwise idle core (an interrupt to that core, a wake from idle, which on
+  a VM exits to the host, and caches cold for that process), and all of it is counted as
+  the run's CPU; pinned, the worker and its bots take turns on one warm core. On the
+  2-core VM that made the unpinned 1-worker run 1.1-1.6 x the pinned one's CPU per game
+  (most in the workers' and bots' games' shares, the start-ups unchanged), varying with
+  what else ran on the other core: a baseline that flattered every ratio against it
+  (2 workers came out at 0.67 x it). The pinned run is the steadier lower bound. Alone,
+  with chosen worker counts (more than the cores show what
   grows with the count in CPU, not in speed): `bench/tournament.py --scaling 16 1,2,4,8,14`
   (16 games per table: the issue's 1,120 games);
 - the time to pair one Swiss round of 1000 bots, 2 seats and tables of 4;
@@ -36,11 +47,12 @@ import multiprocessing as mp
 import os
 import random
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.context import BaseContext
 from pathlib import Path
 
@@ -180,10 +192,12 @@ def _run_group() -> Iterator[Cgroup | None]:
         group.remove()
 
 
-def scaling_run(workers: int, games_per_pairing: int) -> tuple[RunCpu, bool]:
+def scaling_run(workers: int, games_per_pairing: int,
+                cores: set[int] | None = None) -> tuple[RunCpu, bool]:
     """Play the scaling round-robin with `arena run` and say where its CPU went: the
     command itself, its workers and their bots (each bot under `metered_bot`); and
-    whether the workers' share is exact (a cgroup) or an estimate (see `_run_group`)."""
+    whether the workers' share is exact (a cgroup) or an estimate (see `_run_group`).
+    With `cores`, the run and all its processes are pinned to those cores."""
     bots = "".join(
         f'  - {{name: {kind}-{i}, cmd: "{{python}} {METERED} '
         f'{ROOT}/sample_bots/python/{kind}_bot.py"}}\n'
@@ -197,7 +211,7 @@ def scaling_run(workers: int, games_per_pairing: int) -> tuple[RunCpu, bool]:
         run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "-j",
                                 str(workers), "-o", str(Path(out) / "run"), "--no-report"],
                                stdout=subprocess.DEVNULL, cwd=ROOT,
-                               preexec_fn=group.join if group else None)
+                               preexec_fn=_setup(group, cores))
         _, status, usage = os.wait4(run.pid, 0)  # its own CPU and its reaped children's
         seconds = time.perf_counter() - start
         if status:
@@ -210,6 +224,71 @@ def scaling_run(workers: int, games_per_pairing: int) -> tuple[RunCpu, bool]:
     startup = sum(m["startup"] for m in meters)
     return RunCpu(games, seconds, coordinator, rest, len(meters), startup, bots - startup,
                   sum(1 for m in meters if not m["games"])), group is not None
+
+
+def _setup(group: Cgroup | None, cores: set[int] | None) -> Callable[[], None]:
+    """What the `arena run` child does before exec: join the run's cgroup, pin its cores
+    (inherited by every process it starts, bwrap's included)."""
+    def setup() -> None:
+        if group is not None:
+            group.join()
+        if cores is not None:
+            os.sched_setaffinity(0, cores)
+    return setup
+
+
+def bot_start_cpu(games: int = 6) -> tuple[float, float, float]:
+    """Return the CPU of one Python bot's start and end, measured alone in this process (4
+    metered random bots restarted for each of `games` games): the bot process until its
+    hello (as the scaling rows count it); what its meter cannot see (bubblewrap setting up
+    its sandbox, its interpreter's exit after the meter's line: its cgroup's counter, read
+    before the cgroup is removed, less the meter's total; 0 without a cgroup), which the
+    scaling rows leave out; and the referee's own thread's CPU in starting, welcoming and
+    stopping it (in the rows' workers' share).
+    """
+    from arena.referee import process, referee
+    from arena.referee.spec import Restart
+
+    whole: list[int] = []
+    spent = [0.0]
+
+    def timed(method: Callable[..., None]) -> Callable[..., None]:
+        def run(*args: object) -> None:
+            start = time.thread_time()
+            try:
+                method(*args)
+            finally:
+                spent[0] += time.thread_time() - start
+        return run
+
+    def counted(self: process.BotProcess) -> None:
+        if self.cgroup is not None:  # what the cgroup used, before the reap removes it
+            self.signal_group(signal.SIGKILL)
+            self.cgroup.kill_all()
+            self.wait(30)
+            whole.append(self.cgroup.cpu_ns())
+        reap(self)
+
+    bots = [BotSpec(f"r{i}", (sys.executable, str(METERED), str(
+        ROOT / "sample_bots" / "python" / "random_bot.py")), restart=Restart.PER_GAME)
+        for i in range(4)]
+    reap, launch, stop = process.BotProcess.reap, referee.Referee._launch, \
+        referee.Referee._stop
+    process.BotProcess.reap = counted  # type: ignore[method-assign]
+    referee.Referee._launch = timed(launch)  # type: ignore[method-assign]
+    referee.Referee._stop = timed(stop)  # type: ignore[method-assign]
+    try:
+        with tempfile.TemporaryDirectory() as out:
+            with Referee(bots, TimeControl(), FaultPolicy(), Path(out)) as ref:
+                for seed in range(games):
+                    ref.play("machiavelli", {}, seed, [b.name for b in bots])
+            meters = _bot_meters(Path(out) / "logs")
+    finally:
+        process.BotProcess.reap = reap  # type: ignore[method-assign]
+        referee.Referee._launch, referee.Referee._stop = launch, stop  # type: ignore
+    outside = sum(whole) / 1e9 - sum(m["total"] for m in meters) if whole else 0.0
+    count = max(1, len(meters))
+    return (sum(m["startup"] for m in meters) / count, outside / count, spent[0] / count)
 
 
 def worker_start_cpu(ctx: BaseContext, count: int = 4) -> float:
@@ -272,30 +351,48 @@ def scaling(games_per_pairing: int = 1, counts: Sequence[int] = ()) -> None:
           f"{forked / spawned:.2f}")
     print(f"CPU of a referee waiting between games with 8 bots alive (idle polling, per "
           f"worker): {1e3 * idle_worker_cpu():.2f} ms a second")
+    hello, unseen, referee = bot_start_cpu()
+    print(f"CPU of one Python bot's start (sandboxed, measured alone): {1e3 * hello:.0f} ms "
+          f"until its hello (the rows' bot start-ups), {1e3 * unseen:.0f} ms outside its "
+          f"meter (bubblewrap, its interpreter's exit; in no row), {1e3 * referee:.1f} ms of "
+          "the referee's (starting, welcoming, stopping it; in the rows' workers)")
     print(f"scaling: 8-bot round-robin of Python sample bots at 4-seat tables, {cores} cores "
           "here (the issue's goals are for 16 cores)"
           + ("" if counted else "; CPU of the workers not counted (no subreaper here)"))
     base: RunCpu | None = None
+    pinned: RunCpu | None = None
     for workers in counts:
         run, exact = scaling_run(workers, games_per_pairing)
+        if base is None and cores > 1:
+            # 1 worker pinned to one core: no ping-pong between idle cores (docstring)
+            pinned, _ = scaling_run(1, games_per_pairing, {min(os.sched_getaffinity(0))})
         base = base or run
         rate, base_rate = run.games / run.seconds, base.games / base.seconds
         per_game, base_per_game = run.total / run.games, base.total / base.games
+        against_pinned = f", {per_game / (pinned.total / pinned.games):.2f} x 1 pinned " \
+            "worker's" if pinned else ""
         print(f"  {workers:2d} workers: {run.games} games, {rate:5.1f} games/s, speed-up "
               f"x{rate / base_rate:.2f} ({rate / base_rate / workers:.0%} of linear; goal >= "
               f"80% up to cores - 2), CPU per game {1e3 * per_game:.0f} ms = "
-              f"{per_game / base_per_game:.2f} x 1 worker's (goal <= 1.15)")
-        each = run.bot_startup / max(1, run.bot_starts)
-        print("      per game: " + ", ".join(_share(name, seconds, run.games, was, base.games)
-              for name, seconds, was in (
-                  ("coordinator", run.coordinator, base.coordinator),
-                  (f"workers{'' if exact else ' (estimate)'} (starting them: "
-                   f"{1e3 * workers * forked / run.games:.1f} ms of it)", run.workers,
-                   base.workers),
-                  (f"bot start-ups ({run.bot_starts} processes of {1e3 * each:.0f} ms, "
-                   f"{run.idle_starts} of them never played)",
-                   run.bot_startup, base.bot_startup),
-                  ("bots' games", run.bot_games, base.bot_games))))
+              f"{per_game / base_per_game:.2f} x 1 worker's{against_pinned} (goal <= 1.15)")
+        _print_shares(run, base, exact, 1e3 * workers * forked / run.games)
+        if pinned is not None and workers == 1:
+            print(f"   1 worker pinned to one core: {1e3 * pinned.total / pinned.games:.0f} ms "
+                  f"per game = {pinned.total / pinned.games / base_per_game:.2f} x unpinned")
+            _print_shares(pinned, base, exact, 1e3 * forked / pinned.games)
+
+
+def _print_shares(run: RunCpu, base: RunCpu, exact: bool, starting_ms: float) -> None:
+    """One row's CPU per game by share, each against the 1-worker run's."""
+    each = run.bot_startup / max(1, run.bot_starts)
+    print("      per game: " + ", ".join(_share(name, seconds, run.games, was, base.games)
+          for name, seconds, was in (
+              ("coordinator", run.coordinator, base.coordinator),
+              (f"workers{'' if exact else ' (estimate)'} (starting them: "
+               f"{starting_ms:.1f} ms of it)", run.workers, base.workers),
+              (f"bot start-ups ({run.bot_starts} processes of {1e3 * each:.0f} ms, "
+               f"{run.idle_starts} of them never played)", run.bot_startup, base.bot_startup),
+              ("bots' games", run.bot_games, base.bot_games))))
 
 
 def swiss_1000(size: int) -> float:
