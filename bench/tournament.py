@@ -10,18 +10,20 @@
   and where each count's CPU goes: coordinator, workers, bot start-ups (and how many bot
   processes started), bots' games, each per game and against 1 worker's; also a waiting
   referee's idle CPU, and one Python bot's start measured alone (until its hello; what its
-  meter cannot see, bubblewrap and its exit, which no row counts; the referee's share).
-  On more than one core the 1-worker run is also played pinned to one core, and every
-  row's CPU per game is given against it too. Why: with one worker, each message wakes a
-  process on an otherwise idle core (an interrupt to that core, a wake from idle, which on
-  a VM exits to the host, and caches cold for that process), and all of it is counted as
-  the run's CPU; pinned, the worker and its bots take turns on one warm core. On the
-  2-core VM that made the unpinned 1-worker run 1.1-1.6 x the pinned one's CPU per game
-  (most in the workers' and bots' games' shares, the start-ups unchanged), varying with
-  what else ran on the other core: a baseline that flattered every ratio against it
-  (2 workers came out at 0.67 x it). The pinned run is the steadier lower bound. Alone,
-  with chosen worker counts (more than the cores show what
-  grows with the count in CPU, not in speed): `bench/tournament.py --scaling 16 1,2,4,8,14`
+  meter cannot see, bubblewrap and its exit, which each row adds as an estimate; the
+  referee's share). On more than one core the 1-worker run is also played pinned to one
+  core, and every row's CPU per game is given against it too. Why: with one worker, each
+  message wakes a process (or its ZeroMQ thread) on the other, idle core: an interrupt
+  between cores, a wake from idle, caches cold for that process, and on a VM each
+  interrupt exits to the host; all of it is counted as the run's CPU. Pinned, the worker
+  and its bots take turns on one warm core. On the 2-core VM (70 games, /proc/interrupts):
+  unpinned, 200-530 interrupts between cores per game (function-call and reschedule) and
+  76-115 ms of CPU per game; pinned, 8 and 49-62 ms (and more games/s); 2 workers, ~230
+  and ~90 ms. So the unpinned 1-worker baseline varied with what else ran on the other
+  core and flattered every ratio against it (2 workers came out at 0.67 x it); the pinned
+  run is the steadier lower bound. Alone, with chosen worker counts (more than the
+  cores show what grows with the count in CPU, not in speed):
+  `bench/tournament.py --scaling 16 1,2,4,8,14`
   (16 games per table: the issue's 1,120 games);
 - the time to pair one Swiss round of 1000 bots, 2 seats and tables of 4;
 - the share of tables repeating a pair, Swiss against the round-robin design, and the
@@ -158,10 +160,14 @@ class RunCpu:
     idle_starts: int
     """Bot processes started that played no game (started ahead for a game another
     worker took)."""
+    unseen: float = 0.0
+    """The bots' CPU outside their meters (bubblewrap, each interpreter's exit), estimated:
+    bot processes x one bot's, measured alone (`bot_start_cpu`)."""
 
     @property
     def total(self) -> float:
-        return self.coordinator + self.workers + self.bot_startup + self.bot_games
+        return (self.coordinator + self.workers + self.bot_startup + self.bot_games
+                + self.unseen)
 
 
 def _bot_meters(logs: Path) -> list[dict[str, float]]:
@@ -338,7 +344,11 @@ def scaling(games_per_pairing: int = 1, counts: Sequence[int] = ()) -> None:
     - bot start-ups: each bot process until its handshake is done (interpreter, imports,
       hello), with the number of bot processes started: it grows with the worker count
       when each worker starts its own copies;
-    - bots' games: each bot process's CPU after its handshake (its decisions).
+    - bots' games: each bot process's CPU after its handshake (its decisions);
+    - bots' sandboxes and exits: what no meter of the run sees (bubblewrap's set-up, each
+      bot interpreter's exit after its meter's line; the bots' cgroups are removed before
+      the run ends), estimated as bot processes x one bot's, measured alone: part of the
+      CPU per game since it grows with the bot processes started.
     """
     cores = os.cpu_count() or 1
     counts = sorted({1, *counts} if counts else
@@ -351,10 +361,11 @@ def scaling(games_per_pairing: int = 1, counts: Sequence[int] = ()) -> None:
           f"{forked / spawned:.2f}")
     print(f"CPU of a referee waiting between games with 8 bots alive (idle polling, per "
           f"worker): {1e3 * idle_worker_cpu():.2f} ms a second")
-    hello, unseen, referee = bot_start_cpu()
+    hello, unseen, referee = bot_start_cpu()  # unseen: each bot process's, in every row
     print(f"CPU of one Python bot's start (sandboxed, measured alone): {1e3 * hello:.0f} ms "
           f"until its hello (the rows' bot start-ups), {1e3 * unseen:.0f} ms outside its "
-          f"meter (bubblewrap, its interpreter's exit; in no row), {1e3 * referee:.1f} ms of "
+          f"meter (bubblewrap, its interpreter's exit; estimated in the rows), "
+          f"{1e3 * referee:.1f} ms of "
           "the referee's (starting, welcoming, stopping it; in the rows' workers)")
     print(f"scaling: 8-bot round-robin of Python sample bots at 4-seat tables, {cores} cores "
           "here (the issue's goals are for 16 cores)"
@@ -363,9 +374,11 @@ def scaling(games_per_pairing: int = 1, counts: Sequence[int] = ()) -> None:
     pinned: RunCpu | None = None
     for workers in counts:
         run, exact = scaling_run(workers, games_per_pairing)
+        run = dataclasses.replace(run, unseen=run.bot_starts * unseen)
         if base is None and cores > 1:
             # 1 worker pinned to one core: no ping-pong between idle cores (docstring)
             pinned, _ = scaling_run(1, games_per_pairing, {min(os.sched_getaffinity(0))})
+            pinned = dataclasses.replace(pinned, unseen=pinned.bot_starts * unseen)
         base = base or run
         rate, base_rate = run.games / run.seconds, base.games / base.seconds
         per_game, base_per_game = run.total / run.games, base.total / base.games
@@ -392,7 +405,9 @@ def _print_shares(run: RunCpu, base: RunCpu, exact: bool, starting_ms: float) ->
                f"{starting_ms:.1f} ms of it)", run.workers, base.workers),
               (f"bot start-ups ({run.bot_starts} processes of {1e3 * each:.0f} ms, "
                f"{run.idle_starts} of them never played)", run.bot_startup, base.bot_startup),
-              ("bots' games", run.bot_games, base.bot_games))))
+              ("bots' games", run.bot_games, base.bot_games),
+              ("bots' sandboxes and exits (estimate, from one bot's alone)", run.unseen,
+               base.unseen))))
 
 
 def swiss_1000(size: int) -> float:
