@@ -54,6 +54,9 @@ class HandCheck:
         self.spent = 0
         self.pricing = True
         """Whether tightening the bound's prices has paid so far in this check."""
+        self.prices: list[list[int]] | None = None
+        """The last card's tightened prices, where the next card's start (the table is the
+        same, so they are near the next card's best)."""
 
     def play(self) -> Melds | None:
         """Return melds holding every table card and some hand cards; None when none do.
@@ -79,6 +82,8 @@ class HandCheck:
                            _counts([mirrored(c) for c in rest]), self.max_jokers))
         if self.pricing and self._tighten(*searches):
             return None
+        for search in searches:
+            search.resume = True  # steady turns (`steady_turn`)
         turn = self.turn
         order = list(enumerate(searches))
         if self.downwards_first:
@@ -91,11 +96,13 @@ class HandCheck:
                     self.downwards_first = flip == 1
                     return [canonical([mirrored(c) for c in meld] if flip else meld)
                             for meld in search.melds()] if found else None
-            turn *= 2
+            turn = steady_turn(turn)
 
     def _tighten(self, up: RankDP, down: RankDP) -> bool:
         """Tighten the prices (`tighten_pair`); whether the card is in no play."""
-        dead, self.pricing = tighten_pair(up, down)
+        dead, self.pricing = tighten_pair(up, down, self.prices)
+        if up.suit_bound is not None:
+            self.prices = up.suit_bound.price
         return dead
 
     def _turn(self, search: RankDP, turn: int) -> bool | None:
@@ -114,8 +121,21 @@ class HandCheck:
             self.spent += search.nodes - before
 
 
-def tighten_pair(up: RankDP, down: RankDP) -> tuple[bool, bool]:
-    """Tighten the prices of the bound of `up`, and hand them to its mirror `down`.
+def steady_turn(turn: int) -> int:
+    """Return the turn after `turn` in a steady race (`solver.race_mirrored`,
+    `HandCheck`): an eighth more. Steady so that the quicker way costs little more than
+    twice its states (bench/rummy.py's draw check, with the races resumed: p99 4,492 ->
+    3,617 states, the slowest 4,858 -> 4,014; turns of a fixed size gave 3,525 and
+    3,889); growing so that a turn shorter than a search's open states (which a resumed
+    race visits again) cannot stall it.
+    """
+    return turn + max(1, turn // 8)
+
+
+def tighten_pair(up: RankDP, down: RankDP, prices: list[list[int]] | None = None
+                 ) -> tuple[bool, bool]:
+    """Tighten the prices of the bound of `up` (from `prices` where given, else from the
+    plain shares), and hand them to its mirror `down`.
 
     Returns (the bound alone shows there is no solution: more jokers needed than there
     are; the prices raised the bound). The searches' cached steps hold the old prices'
@@ -124,6 +144,8 @@ def tighten_pair(up: RankDP, down: RankDP) -> tuple[bool, bool]:
     if up.suit_bound is None or down.suit_bound is None:
         return False, False
     first = up.suit_bound.total(1, 0, NO_RUNS)
+    if prices is not None:
+        up.suit_bound.use_prices(prices)
     bound = up.suit_bound.tighten(TIGHTEN_ROUNDS, TIGHTEN_TRIAL)
     if bound > UNIT * up.jokers:
         return True, True

@@ -29,6 +29,7 @@ Imports only the standard library and this package.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from itertools import product
 
 from arena.games.rummy.cards import JOKER_INDEX, PENALTY, natural
@@ -60,6 +61,30 @@ class _TurnOver(Exception):
     """A search passed the states of its turn (see `RankDP._race`)."""
 
 
+@dataclass(slots=True)
+class Race:
+    """Where `RankDP._race` stands: whose turn it is and when the turn ends (in states)."""
+
+    floor: int | None
+    need: int
+    """What the bound-led search asks to beat."""
+    budget: int
+    end: int
+    profiling: bool = True
+    """The full programme's turn (else the bound-led search's)."""
+
+    def next_turn(self, nodes: int) -> None:
+        """Pass the turn on at `nodes` states: the bound-led search gets an eighth of the
+        full programme's turn (it settles a table at once or not at all), and the budget
+        doubles after each round."""
+        if self.profiling:
+            self.end = nodes + self.budget // 8
+        else:
+            self.budget *= 2
+            self.end = nodes + self.budget
+        self.profiling = not self.profiling
+
+
 class RankDP(Moves):
     """One search: `required` counts must all be placed, `optional` counts may be.
 
@@ -79,6 +104,11 @@ class RankDP(Moves):
         self.satisfice = False
         """Any solution above the bound asked will do (`gains`): stop at the first one."""
         self.turn_limit: int | None = None
+        self.race: Race | None = None
+        """The race's progress (`_race`)."""
+        self.resume = False
+        """A call stopped by `node_limit` leaves the race where it was, for the next call
+        to take up (else the next call starts it afresh)."""
         self.jokers = required[JOKER_INDEX] + optional[JOKER_INDEX]
         self.max_jokers = min(max_jokers, self.jokers)
         self.suit_bound: SuitBound | None = SuitBound(self.req, self.opt, self.jokers,
@@ -224,29 +254,31 @@ class RankDP(Moves):
         ace copies kept) is quicker. Neither is told in advance, so each gets turns; what a
         turn settled stays in the memo, so a turn cut short loses only its open states.
         With a `floor`, the bound-led search asks only for more than it (`gains`).
+
+        With `resume`, a call stopped by `node_limit` (`OutOfBudget`) is taken up by the
+        next one where it stopped (`Race`): the draw check gives the table and its mirror
+        a few hundred states at a time, and a race started afresh at every call gave the
+        bound-led search no turn at all in turns shorter than the full programme's.
         """
-        budget = RACE_NODES
-        need = self._bound(self.start, self.start[3]) - 1 if floor is None else floor
+        race = self.race
+        if race is None or race.floor != floor or not self.resume:
+            need = self._bound(self.start, self.start[3]) - 1 if floor is None else floor
+            race = self.race = Race(floor, need, RACE_NODES, self.nodes + RACE_NODES)
         try:
             while True:
-                self.profiling = True
-                self.turn_limit = self.nodes + budget
+                self.profiling = race.profiling
+                self.turn_limit = race.end
                 try:
-                    return self._value(self.start, self.start[3])
-                except _TurnOver:
-                    pass
-                # an eighth for the bound-led search: it settles a table at once or not at all
-                self.profiling = False
-                self.turn_limit = self.nodes + budget // 8
-                try:
+                    if race.profiling:
+                        return self._value(self.start, self.start[3])
                     while True:
-                        found = self._best(self.start, need)
-                        if found > need or found <= NEG or floor is not None:
+                        found = self._best(self.start, race.need)
+                        if found > race.need or found <= NEG or floor is not None:
                             return found
-                        need = found - 1
+                        race.need = found - 1
                 except _TurnOver:
                     pass
-                budget *= 2
+                race.next_turn(self.nodes)
         finally:
             self.turn_limit = None  # rebuilding the melds must not stop at a turn's end
 

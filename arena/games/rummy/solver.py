@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.games.rummy.cards import CARD_TYPES, CODES, INDEX, JOKER, PENALTY, mirrored
-from arena.games.rummy.check import HandCheck
+from arena.games.rummy.check import HandCheck, steady_turn
 from arena.games.rummy.dp import OutOfBudget, RankDP
 from arena.games.rummy.dp_steps import NEG
 from arena.games.rummy.melds import canonical
@@ -134,7 +134,8 @@ def first_play(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: 
         melds = HandCheck(required, hand, max_jokers, node_limit, CARD_TURN,
                           downwards_first=down).play()
     else:
-        melds = race_mirrored(required, hand, max_jokers, node_limit, downwards_first=down)
+        melds = race_mirrored(required, hand, max_jokers, node_limit, turn=MIRROR_TURN,
+                              downwards_first=down, steady=True)
     return None if melds is None else _as_solution(table, melds, optimal=False)
 
 
@@ -155,8 +156,8 @@ def aces_high(table: Sequence[Sequence[str]]) -> bool:
 
 def race_mirrored(required: Sequence[str], optional: Sequence[str], max_jokers: int,
                   node_limit: int | None, *, turn: int = MIRROR_TURN,
-                  deadline: float | None = None, downwards_first: bool = False
-                  ) -> list[tuple[str, ...]] | None:
+                  deadline: float | None = None, downwards_first: bool = False,
+                  steady: bool = False) -> list[tuple[str, ...]] | None:
     """Return melds holding every `required` card and, when there are `optional` cards,
     at least one of them (the first solution met, not the best); None when there is none.
 
@@ -167,10 +168,18 @@ def race_mirrored(required: Sequence[str], optional: Sequence[str], max_jokers: 
     (measured on the bench's positions: 14,000-57,000 states one way, 900-7,600 the
     other). Neither is known in advance, so each gets turns; what a turn settled stays in
     its memo. `downwards_first` gives the mirror the first turn.
+
+    `steady` (the draw check): the turns grow by an eighth, not double, and each search
+    takes up its own race where its last turn stopped it (`RankDP.resume`). The
+    quicker way then costs little more than twice its states, where doubling turns cost
+    up to three times (`steady_turn`); doubling keeps the going-out search's figures,
+    whose first turn settles most positions.
     """
     searches = [RankDP(_counts(cards), _counts(held), max_jokers, None, deadline)
                 for cards, held in ((required, optional), ([mirrored(c) for c in required],
                                                            [mirrored(c) for c in optional]))]
+    for search in searches:
+        search.resume = steady
     spent = 0
     order = list(enumerate(searches))
     if downwards_first:
@@ -193,7 +202,7 @@ def race_mirrored(required: Sequence[str], optional: Sequence[str], max_jokers: 
                 return None
             melds = search.melds()
             return [canonical([mirrored(c) for c in meld] if flip else meld) for meld in melds]
-        turn *= 2
+        turn = steady_turn(turn) if steady else 2 * turn
 
 
 def required_play(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int, *,

@@ -63,18 +63,41 @@ def test_a_card_the_prices_rule_out_is_in_no_play(max_jokers: int) -> None:
         rng = random.Random(f"prices:{max_jokers}:{seed}")
         hand, table = random_instance(rng, max_jokers)
         required = [c for m in table for c in m] + ["JK"] * rng.randrange(0, 2)
+        prices = None  # the first card's from the plain shares, the next from the last's
         for card in sorted(set(hand) - {"JK"}):
             rest = list(hand)
             rest.remove(card)
             cards = [*required, card]
             jokers = cards.count("JK") + rest.count("JK")
             bound = SuitBound(counts(cards), counts(rest), jokers, min(max_jokers, jokers))
-            if jokers and bound.tighten(TIGHTEN_ROUNDS, TIGHTEN_TRIAL) > UNIT * jokers:
+            if prices is not None:
+                bound.use_prices(prices)
+            tightened = bound.tighten(TIGHTEN_ROUNDS, TIGHTEN_TRIAL) if jokers else 0
+            prices = bound.price
+            if tightened > UNIT * jokers:
                 ruled_out += 1
                 assert not in_some_play(card, hand, required, max_jokers), (card, hand, table)
             else:
                 kept += 1
     assert ruled_out > 20 and kept > 20
+
+
+def test_the_one_pass_programme_of_a_suit_is_the_lazy_one_under_tightened_prices() -> None:
+    """`SuitBound._solve` (one pass over the cached programme, the path traced after)
+    against `need` worked out state by state, under the prices some rounds reach."""
+    for seed in range(60):
+        rng = random.Random(f"one-pass:{seed}")
+        hand, table = random_instance(rng, 2)
+        cards = [c for m in table for c in m] + ["JK"]
+        tightened = SuitBound(counts(cards), counts(hand), 1 + hand.count("JK"), 1)
+        tightened.tighten(rng.randrange(1, 6), 6)
+        lazy = SuitBound(counts(cards), counts(hand), 1 + hand.count("JK"), 1)
+        lazy.use_prices(tightened.price)
+        for suit in range(4):
+            start, copies = tightened._solve(suit, fill=False)
+            assert min(INFINITE, start) == min(INFINITE, lazy.need(1, suit, ())), cards
+            if start < INFINITE:  # the traced path sends copies the suit holds
+                assert all(copies[v] <= lazy.avail[suit][v] for v in range(len(copies)))
 
 
 def test_the_mirror_takes_the_prices_and_keeps_the_bound_at_the_start() -> None:
