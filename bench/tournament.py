@@ -11,8 +11,9 @@
   processes started), bots' games, each per game and against 1 worker's; also a waiting
   referee's idle CPU, and one Python bot's start measured alone (until its hello; what its
   meter cannot see, bubblewrap and its exit, which each row adds as an estimate; the
-  referee's share). On more than one core the 1-worker run is also played pinned to one
-  core, and every row's CPU per game is given against it too. Why: with one worker, each
+  referee's share). On more than one core each count is also played with `pin_workers`
+  (each worker and its bots on one core of its own): each series' speed-up is against its
+  own 1-worker run, every row's CPU per game against both. Why: with one worker, each
   message wakes a process (or its ZeroMQ thread) on the other, idle core: an interrupt
   between cores, a wake from idle, caches cold for that process, and on a VM each
   interrupt exits to the host; all of it is counted as the run's CPU. Pinned, the worker
@@ -21,10 +22,10 @@
   76-115 ms of CPU per game; pinned, 8 and 49-62 ms (and more games/s); 2 workers, ~230
   and ~90 ms. So the unpinned 1-worker baseline varied with what else ran on the other
   core and flattered every ratio against it (2 workers came out at 0.67 x it); the pinned
-  run is the steadier lower bound. Alone, with chosen worker counts (more than the
-  cores show what grows with the count in CPU, not in speed):
-  `bench/tournament.py --scaling 16 1,2,4,8,14`
-  (16 games per table: the issue's 1,120 games);
+  run is the steadier lower bound, and the pinned series shows what `pin_workers` buys.
+  Alone, with chosen worker counts (more than the cores show what grows with the count in
+  CPU, not in speed): `bench/tournament.py --scaling 16 1,2,4,8,14` (16 games per table:
+  the issue's 1,120 games);
 - the time to pair one Swiss round of 1000 bots, 2 seats and tables of 4;
 - the share of tables repeating a pair, Swiss against the round-robin design, and the
   round-robin design's spread of meetings, and the time to build each Kirkman triple
@@ -102,6 +103,7 @@ format: round-robin
 games_per_pairing: {games}
 time: {{move_ms: 2000, bank_ms: 10000, startup_ms: 20000}}
 seed: 16
+pin_workers: {pin}
 bots:
 """
 
@@ -199,11 +201,11 @@ def _run_group() -> Iterator[Cgroup | None]:
 
 
 def scaling_run(workers: int, games_per_pairing: int,
-                cores: set[int] | None = None) -> tuple[RunCpu, bool]:
+                pin: bool = False) -> tuple[RunCpu, bool]:
     """Play the scaling round-robin with `arena run` and say where its CPU went: the
     command itself, its workers and their bots (each bot under `metered_bot`); and
     whether the workers' share is exact (a cgroup) or an estimate (see `_run_group`).
-    With `cores`, the run and all its processes are pinned to those cores."""
+    With `pin`, each worker and its bots run on one core (`pin_workers`)."""
     bots = "".join(
         f'  - {{name: {kind}-{i}, cmd: "{{python}} {METERED} '
         f'{ROOT}/sample_bots/python/{kind}_bot.py"}}\n'
@@ -211,13 +213,14 @@ def scaling_run(workers: int, games_per_pairing: int,
     games = math.comb(8, 4) * games_per_pairing
     with tempfile.TemporaryDirectory() as out, _run_group() as group:
         path = Path(out) / "scaling.yaml"
-        path.write_text(SCALING_YAML.format(games=games_per_pairing) + bots)
+        path.write_text(SCALING_YAML.format(games=games_per_pairing,
+                                            pin="true" if pin else "false") + bots)
         cpu, start, before = _children_cpu(), time.perf_counter(), _children()
         # from the root of this bench's checkout: `-m arena` runs that checkout's arena
         run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "-j",
                                 str(workers), "-o", str(Path(out) / "run"), "--no-report"],
                                stdout=subprocess.DEVNULL, cwd=ROOT,
-                               preexec_fn=_setup(group, cores))
+                               preexec_fn=group.join if group else None)
         _, status, usage = os.wait4(run.pid, 0)  # its own CPU and its reaped children's
         seconds = time.perf_counter() - start
         if status:
@@ -230,17 +233,6 @@ def scaling_run(workers: int, games_per_pairing: int,
     startup = sum(m["startup"] for m in meters)
     return RunCpu(games, seconds, coordinator, rest, len(meters), startup, bots - startup,
                   sum(1 for m in meters if not m["games"])), group is not None
-
-
-def _setup(group: Cgroup | None, cores: set[int] | None) -> Callable[[], None]:
-    """What the `arena run` child does before exec: join the run's cgroup, pin its cores
-    (inherited by every process it starts, bwrap's included)."""
-    def setup() -> None:
-        if group is not None:
-            group.join()
-        if cores is not None:
-            os.sched_setaffinity(0, cores)
-    return setup
 
 
 def bot_start_cpu(games: int = 6) -> tuple[float, float, float]:
@@ -370,29 +362,22 @@ def scaling(games_per_pairing: int = 1, counts: Sequence[int] = ()) -> None:
     print(f"scaling: 8-bot round-robin of Python sample bots at 4-seat tables, {cores} cores "
           "here (the issue's goals are for 16 cores)"
           + ("" if counted else "; CPU of the workers not counted (no subreaper here)"))
-    base: RunCpu | None = None
-    pinned: RunCpu | None = None
+    bases: dict[bool, RunCpu] = {}
     for workers in counts:
-        run, exact = scaling_run(workers, games_per_pairing)
-        run = dataclasses.replace(run, unseen=run.bot_starts * unseen)
-        if base is None and cores > 1:
-            # 1 worker pinned to one core: no ping-pong between idle cores (docstring)
-            pinned, _ = scaling_run(1, games_per_pairing, {min(os.sched_getaffinity(0))})
-            pinned = dataclasses.replace(pinned, unseen=pinned.bot_starts * unseen)
-        base = base or run
-        rate, base_rate = run.games / run.seconds, base.games / base.seconds
-        per_game, base_per_game = run.total / run.games, base.total / base.games
-        against_pinned = f", {per_game / (pinned.total / pinned.games):.2f} x 1 pinned " \
-            "worker's" if pinned else ""
-        print(f"  {workers:2d} workers: {run.games} games, {rate:5.1f} games/s, speed-up "
-              f"x{rate / base_rate:.2f} ({rate / base_rate / workers:.0%} of linear; goal >= "
-              f"80% up to cores - 2), CPU per game {1e3 * per_game:.0f} ms = "
-              f"{per_game / base_per_game:.2f} x 1 worker's{against_pinned} (goal <= 1.15)")
-        _print_shares(run, base, exact, 1e3 * workers * forked / run.games)
-        if pinned is not None and workers == 1:
-            print(f"   1 worker pinned to one core: {1e3 * pinned.total / pinned.games:.0f} ms "
-                  f"per game = {pinned.total / pinned.games / base_per_game:.2f} x unpinned")
-            _print_shares(pinned, base, exact, 1e3 * forked / pinned.games)
+        for pin in (False, True) if cores > 1 else (False,):
+            run, exact = scaling_run(workers, games_per_pairing, pin)
+            run = dataclasses.replace(run, unseen=run.bot_starts * unseen)
+            base = bases.setdefault(pin, run)  # each series against its own 1 worker
+            rate, base_rate = run.games / run.seconds, base.games / base.seconds
+            per_game = run.total / run.games
+            ratios = " = " + ", ".join(
+                f"{per_game / (b.total / b.games):.2f} x 1 {'pinned ' if p else ''}worker's"
+                for p, b in sorted(bases.items()))
+            print(f"  {workers:2d} workers{', pinned' if pin else ''}: {run.games} games, "
+                  f"{rate:5.1f} games/s, speed-up x{rate / base_rate:.2f} "
+                  f"({rate / base_rate / workers:.0%} of linear; goal >= 80% up to cores - "
+                  f"2), CPU per game {1e3 * per_game:.0f} ms{ratios} (goal <= 1.15)")
+            _print_shares(run, bases[False], exact, 1e3 * workers * forked / run.games)
 
 
 def _print_shares(run: RunCpu, base: RunCpu, exact: bool, starting_ms: float) -> None:

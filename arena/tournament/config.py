@@ -30,7 +30,7 @@ from arena.referee.players import BUILTINS
 from arena.referee.sandbox import SandboxPolicy
 from arena.referee.spec import BotSpec, FaultPolicy, Restart, TimeControl
 from arena.tournament.clusterconf import placement
-from arena.tournament.isolation import bot_network, max_bots, sandbox_policy
+from arena.tournament.isolation import bot_network, max_bots, pin_workers, sandbox_policy
 from arena.tournament.pairing import ALL_SUBSETS_LIMIT, table_sizes
 from arena.tournament.ratings import BATCH, RATERS
 from arena.tournament.yamlpos import LineDict, LineList, load
@@ -89,6 +89,9 @@ class TournamentConfig:
     """The bots' sandbox and limits (`sandbox:`, `limits:`; see docs/security.md)."""
     max_bots: int | None = None
     """Bot processes alive at once per worker (`max_bots:`); None: twice the table size."""
+    pin_workers: bool = False
+    """Each local worker, and the bots it starts, runs on one core of its own (`pin_workers:`;
+    round robin when workers outnumber the cores). It changes no result."""
     cluster: str | None = None
     """The Dask cluster that plays the games (`executor: dask`, `cluster:`; `local[:N]`
     starts one on this machine); None: local worker processes."""
@@ -122,11 +125,11 @@ class TournamentConfig:
 
 TOP_KEYS = ("name", "game", "rules", "players_per_game", "format", "rounds",
             "games_per_pairing", "time", "faults", "concurrency", "seed", "out", "bots",
-            "transport", "sandbox", "limits", "max_bots",
+            "transport", "sandbox", "limits", "max_bots", "pin_workers",
             "challengers", "points", "bye_points", "max_games", "executor", "cluster",
             "bot_files", "rating")
 UNSCORED = ("out", "concurrency", "name", "transport", "max_games", "sandbox", "limits",
-            "max_bots", "executor", "cluster", "bot_files", "rating")
+            "max_bots", "pin_workers", "executor", "cluster", "bot_files", "rating")
 """Keys that change neither the schedule nor the results: not in the fingerprint."""
 REQUIRED = ("name", "game", "bots")
 
@@ -288,6 +291,7 @@ class _Builder:
                   f"transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
         sandbox = sandbox_policy(doc, p.add)
         bound = max_bots(doc, p.add, table.size)
+        pinned = pin_workers(doc, p.add)
         cluster, bot_files = placement(doc, p.add)
         rating = self._str("rating", BATCH)
         if rating not in RATERS:
@@ -304,7 +308,7 @@ class _Builder:
             bots=tuple(bots), challengers=tuple(challengers), points=points,
             bye_points=bye, fingerprint=fingerprint, source=self.p.source,
             bot_lines=bot_lines, transport=transport, sandbox=sandbox, max_bots=bound,
-            cluster=cluster, bot_files=bot_files, scored=raw, rating=rating,
+            pin_workers=pinned, cluster=cluster, bot_files=bot_files, scored=raw, rating=rating,
         )
 
     # scalars -------------------------------------------------------------------------

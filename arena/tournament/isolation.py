@@ -1,4 +1,4 @@
-"""The `sandbox:`, `limits:` and `max_bots:` keys of a tournament file, and a bot's
+"""The `sandbox:`, `limits:`, `max_bots:` and `pin_workers:` keys of a tournament file, and a bot's
 `network:`: what a bot's processes may be and how many of them live at once.
 
 Kept apart from `config.py` so that what decides a bot's isolation reads in one place.
@@ -80,3 +80,13 @@ def max_bots(doc: LineDict, report: Report, table_size: int) -> int | None:
 
 
 MAX_BOTS = 100_000
+
+
+def pin_workers(doc: LineDict, report: Report) -> bool:
+    """Read `pin_workers:` (each local worker and its bots on one core; default false)."""
+    value = doc.get("pin_workers", False)
+    if not isinstance(value, bool):
+        report(doc.line_of("pin_workers"), f"'pin_workers' must be true or false, not "
+               f"{value!r}")
+        return False
+    return value
