@@ -28,6 +28,7 @@ until the referee sends `shutdown`.
 from __future__ import annotations
 
 import abc
+import gc
 import os
 import random
 import sys
@@ -262,9 +263,23 @@ def _compiled_send(socket: zmq.Socket[bytes]) -> Callable[[bytes], object]:
     return cast(Callable[[bytes], object], types.MethodType(zmq.backend.Socket.send, socket))
 
 
+def _freeze_for_exit() -> None:
+    """Move every object alive into the cyclic collector's permanent generation (gc.freeze),
+    so that the collections the interpreter runs on its way out skip them.
+
+    What it buys: a Python bot's exit after `shutdown` cost ~12 ms less CPU (~23 -> ~11 ms
+    outside the bot's own code, bench/tournament.py's "outside its meter"), paid at every
+    bot process's end. Called only once the referee said `shutdown`: while the bot plays,
+    the collector works as always; afterwards only cycles already garbage stay unfreed,
+    and the process is ending.
+    """
+    gc.freeze()
+
+
 def run(bot: Bot | Strategy, name: str, version: str = "",
         argv: Sequence[str] | None = None) -> None:
-    """Play games until the referee says `shutdown`."""
+    """Play games until the referee says `shutdown` (then the objects alive are frozen for
+    the cyclic collector, which makes the interpreter's exit cheaper: `gc.freeze`)."""
     player = bot if isinstance(bot, Bot) else _FunctionBot(bot)
     socket, _ = connect(name, version, argv)
     encode_action = msgspec.json.Encoder().encode
@@ -281,6 +296,7 @@ def run(bot: Bot | Strategy, name: str, version: str = "",
             elif isinstance(message, Error):
                 player.error(message)
             elif isinstance(message, Shutdown):
+                _freeze_for_exit()
                 return
     finally:
         socket.close(linger=100)

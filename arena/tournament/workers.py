@@ -130,7 +130,7 @@ def worker_core(index: int) -> int | None:
     core each message wakes a process on a warm core; left to float, the wake-ups cross to
     other cores, idle or busy with other workers, at the price of an interrupt, a wake from
     idle (an exit to the host on a VM) and cold caches, all counted as CPU. On the 2-core
-    VM, 2 workers pinned played 1.3-1.5 x the games/s of floating ones for 0.8-0.9 x the
+    VM, 2 workers pinned played 1.4-1.5 x the games/s of floating ones for 0.7-0.9 x the
     CPU per game (bench/tournament.py --scaling prints both).
     """
     try:

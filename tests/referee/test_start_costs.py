@@ -6,6 +6,7 @@ resolved once per referee, and stopping a sandboxed bot scans no process table."
 from __future__ import annotations
 
 import functools
+import gc
 import inspect
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from arena import client
+from arena.protocol import GameOver, Shutdown, encode
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl, process, roster
 from arena.referee import referee as referee_module
 from arena.referee.roster import READ_LIMITS_S, RosterBot
@@ -139,3 +141,33 @@ def test_positional_count_agrees_with_inspect(fn: Callable[..., object]) -> None
     except (TypeError, ValueError):
         expected = 1
     assert client._positional_count(fn) == expected
+
+
+class _Frames:
+    """Stands for the bot's socket: hands out referee frames, notes the collector's state."""
+
+    def __init__(self, frames: list[bytes]) -> None:
+        self.frames, self.frozen_while_playing = frames, 0
+
+    def recv(self) -> bytes:
+        self.frozen_while_playing = max(self.frozen_while_playing, gc.get_freeze_count())
+        return self.frames.pop(0)
+
+    def close(self, linger: int = 0) -> None:
+        return None
+
+
+def test_a_bot_freezes_its_objects_for_the_exit_only_after_shutdown(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the interpreter's exit then skips them: ~12 ms of CPU less at every bot's end
+    frames = _Frames([encode(GameOver(seat=0, termination="completed", placings=[1, 2],
+                                      scores=[3, 1], forfeited=[], events=[])),
+                      encode(Shutdown(reason="done"))])
+    monkeypatch.setattr(client, "connect", lambda *args: (frames, None))
+    gc.unfreeze()
+    try:
+        client.run(lambda request: None, name="frozen")
+        assert frames.frozen_while_playing == 0 and not frames.frames
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
