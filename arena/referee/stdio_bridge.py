@@ -13,7 +13,10 @@ referee's ipc socket (JeroMQ, the pure-Java ZeroMQ, emulates `ipc://` over TCP):
 binds a ROUTER on tcp loopback, starts CMD with `ARENA_ENDPOINT` pointing there, and relays
 frames both ways; `python -m arena.referee.stdio_bridge --tcp java -jar bot.jar`.
 
-Only the standard library and pyzmq are imported: the bridge starts as fast as it can.
+Only the standard library and pyzmq are imported: the bridge starts as fast as it can. The
+referee runs this file as a script (`python -P .../stdio_bridge.py`, see `bridge_argv`), not
+with `-m`, which would first import the `arena.referee` package (the referee, the engines):
+~0.14 s more CPU at each stdio bot's start (0.22 -> 0.08 s).
 """
 
 from __future__ import annotations
@@ -53,7 +56,11 @@ def bridge_argv(cmd: Sequence[str]) -> list[str]:
         return list(cmd)
     head = cmd[0][len(PREFIX):]
     inner = ([head] if head else []) + list(cmd[1:])
-    return [sys.executable, "-m", "arena.referee.stdio_bridge", "--", *inner]
+    # -P: the script's directory (arena/referee) must not come first on sys.path
+    return [sys.executable, "-P", _SCRIPT, "--", *inner]
+
+
+_SCRIPT = os.path.abspath(__file__)
 
 
 class _Lines:

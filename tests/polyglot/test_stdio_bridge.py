@@ -141,3 +141,15 @@ def test_tcp_relay_round_trip(router: tuple[zmq.Socket[bytes], str], tmp_path: P
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_bridge_starts_without_importing_arena() -> None:
+    # `-m arena.referee.stdio_bridge` imported the whole referee package first: ~0.14 s of
+    # CPU more at every stdio bot's start
+    argv = bridge_argv(["stdio:true"])
+    assert "-m" not in argv and argv[1] == "-P"
+    code = ("import runpy, sys; runpy.run_path(sys.argv[1], run_name='imported'); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'arena'))")
+    done = subprocess.run([sys.executable, "-P", "-c", code, argv[2]], capture_output=True,
+                          text=True, check=True, cwd="/")
+    assert done.stdout.strip() == "[]"
