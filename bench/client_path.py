@@ -50,7 +50,7 @@ import msgspec
 
 import arena.client as client
 from arena.games import REGISTRY
-from arena.protocol import GameStart, Request, Shutdown, encode
+from arena.protocol import Action, GameStart, Request, Shutdown, encode
 from arena.referee.match import run_game
 from arena.referee.players import SeatPlayer
 from arena.referee.transport import ScriptedReply, ScriptedTransport
@@ -73,7 +73,7 @@ def request_frames(games: int) -> list[bytes]:
             return []
         frames.append(encode(message))
         action = rng.choice(message.options) if message.options else None
-        return [(0.0, encode(client.Action(id=message.id, action=action)))]
+        return [(0.0, encode(Action(id=message.id, action=action)))]
 
     game = REGISTRY.get("machiavelli")
     for seed in range(games):

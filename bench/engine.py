@@ -67,7 +67,7 @@ RANDOM_CASTS: Rules = {"cast": "random", "district_preset": "random"}
 def play_one(seed: int, players: int, totals: Totals, rules: Rules | None = None) -> None:
     """Play one random game, adding its cycle times and json.dumps times to `totals`."""
     per_kind, clock = totals.per_kind, time.perf_counter
-    state = GAME.new_game(players, rules or {}, seed)  # type: ignore[arg-type]
+    state = GAME.new_game(players, rules or {}, seed)
     policy = random.Random(seed)
     while True:
         t0 = clock()

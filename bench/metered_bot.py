@@ -59,8 +59,8 @@ def main() -> None:
         _games[0] += 1
         return start_game(*args, **kwargs)
 
-    arena.client.connect = metered  # type: ignore[assignment]
-    arena.client.start_game = counted  # type: ignore[assignment]
+    arena.client.connect = metered
+    arena.client.start_game = counted
     runpy.run_path(script, run_name="__main__")
 
 

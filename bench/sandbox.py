@@ -99,8 +99,8 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        times = child_round_trips(SandboxMode(args.child), args.games, args.workdir)
-        print(" ".join(f"{t:.4f}" for t in times))
+        trips = child_round_trips(SandboxMode(args.child), args.games, args.workdir)
+        print(" ".join(f"{t:.4f}" for t in trips))
         return
     path, why = probe_bwrap()
     if path is None:
@@ -109,7 +109,7 @@ def main() -> None:
         workdir = Path(scratch)
         print(f"(1) start-up to welcome, median of {args.rounds} interleaved trials "
               "(target: bwrap <= none + 50 ms)")
-        bots = [("python random bot", PYTHON_BOT)]
+        bots: list[tuple[str, tuple[str, ...]]] = [("python random bot", PYTHON_BOT)]
         if Path(C_BOT[0]).exists():
             bots.append(("C starter", C_BOT))
         for label, cmd in bots:

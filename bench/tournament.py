@@ -119,7 +119,8 @@ def _become_subreaper() -> bool:
     fork server rather than of the run, is counted once they are reaped."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+        status: int = libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        return status == 0
     except (OSError, AttributeError):
         return False
 
@@ -206,7 +207,7 @@ def scaling_run(workers: int, games_per_pairing: int,
     command itself, its workers and their bots (each bot under `metered_bot`); and
     whether the workers' share is exact (a cgroup) or an estimate (see `_run_group`).
     With `pin`, each worker and its bots run on one core (`pin_workers`)."""
-    bots = "".join(
+    entries = "".join(
         f'  - {{name: {kind}-{i}, cmd: "{{python}} {METERED} '
         f'{ROOT}/sample_bots/python/{kind}_bot.py"}}\n'
         for kind in ("random", "greedy") for i in range(4))
@@ -214,7 +215,7 @@ def scaling_run(workers: int, games_per_pairing: int,
     with tempfile.TemporaryDirectory() as out, _run_group() as group:
         path = Path(out) / "scaling.yaml"
         path.write_text(SCALING_YAML.format(games=games_per_pairing,
-                                            pin="true" if pin else "false") + bots)
+                                            pin="true" if pin else "false") + entries)
         cpu, start, before = _children_cpu(), time.perf_counter(), _children()
         # from the root of this bench's checkout: `-m arena` runs that checkout's arena
         run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(path), "-j",

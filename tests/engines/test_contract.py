@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -377,7 +377,8 @@ def test_every_game_has_its_wire_schemas(game: str) -> None:
     schemas = REGISTRY.get(game).wire_schemas()
     assert set(schemas) == set(GAME_PARTS)
     for part in GAME_PARTS:
-        assert validator(game, part).schema.get("description"), (game, part)
+        schema = validator(game, part).schema
+        assert isinstance(schema, Mapping) and schema.get("description"), (game, part)
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)

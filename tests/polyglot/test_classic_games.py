@@ -53,7 +53,9 @@ def test_the_runs_bring_the_classic_decisions_to_the_table() -> None:
 
     from arena.games import REGISTRY
 
-    engine, kinds, characters = REGISTRY.get("machiavelli"), set(), set()
+    engine = REGISTRY.get("machiavelli")
+    kinds: set[str] = set()
+    characters: set[str] = set()
     actions: set[str] = set()
     for players, seed, rules in RUNS:
         for game in range(GAMES):

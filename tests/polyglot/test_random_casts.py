@@ -36,7 +36,8 @@ Run = tuple[int, int]
 def brought(run: Run) -> set[str]:
     """The characters and unique districts the deals of one run bring to the table."""
     players, seed = run
-    engine, ids = REGISTRY.get("machiavelli"), set()
+    engine = REGISTRY.get("machiavelli")
+    ids: set[str] = set()
     for game in range(GAMES):
         state = engine.new_game(players, RULES, seed + game)
         ids.update(c.wire for c in state.cast)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Mapping
 
 import jsonschema
 
@@ -39,7 +40,8 @@ def conforms(game: str, part: str, value: Json) -> None:
         return
     schema = validator(game, part).schema
     tag = None
-    if "allOf" in schema and isinstance(value, dict):
+    # a JSON Schema may be a bare `true`/`false`; a game's never is, but only this says so
+    if isinstance(schema, Mapping) and "allOf" in schema and isinstance(value, dict):
         tag = value.get(schema["required"][0])
     check = validator(game, part, tag) if isinstance(tag, str) else validator(game, part)
     error = jsonschema.exceptions.best_match(check.iter_errors(value))

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from arena.core.errors import MalformedAction
-from arena.core.game import Decision
+from arena.core.game import Decision, Json
 from arena.games import REGISTRY
 from tests.protocol.decision_examples import DOC, GAMES, action_types, markers, render
 from tests.protocol.game_schemas import conforms, message_conforms
@@ -25,7 +25,7 @@ def block(text: str, game: str) -> str:
     return text[text.index(begin):text.index(end)]
 
 
-def kind_examples(text: str) -> dict[str, tuple[dict[str, object], dict[str, object]]]:
+def kind_examples(text: str) -> dict[str, tuple[dict[str, Json], dict[str, Json]]]:
     """Kind -> (request part, action message), from the block's json fences."""
     found = {}
     pattern = r"^- `(\w+)`\n  ```json\n  (.+)\n  (.+)\n  ```$"
@@ -34,7 +34,7 @@ def kind_examples(text: str) -> dict[str, tuple[dict[str, object], dict[str, obj
     return found
 
 
-def action_examples(text: str) -> dict[str, tuple[list[str], object]]:
+def action_examples(text: str) -> dict[str, tuple[list[str], Json]]:
     """Action type -> (kinds it answers, example), from the block's table."""
     rows = re.findall(r"^\| `(\w+)` \| ([^|]*) \| `(.+)` \|$", text, flags=re.MULTILINE)
     return {t: (re.findall(r"`(\w+)`", kinds), json.loads(example))

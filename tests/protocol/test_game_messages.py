@@ -80,7 +80,7 @@ def play(case: Case, players: int, seed: int, act: Strategy) -> Counter[str]:
     transport = ScriptedTransport()
     names = [f"bot{seat}" for seat in range(players)]
     for name in names:
-        transport.add(name.encode(), scripted_bot(case.game, act, seen))  # type: ignore[arg-type]
+        transport.add(name.encode(), scripted_bot(case.game, act, seen))
     record = run_game(REGISTRY.get(case.game), case.rules, seed,
                       [SeatPlayer.remote(name, name.encode()) for name in names], transport,
                       TimeControl(move_ms=1000, bank_ms=1000), FaultPolicy(max_faults=1),

@@ -26,6 +26,7 @@ from arena.core.game import (
 )
 from arena.core.options import raise_problems, resolve_options
 from arena.core.rng import rng_from_json, rng_state_to_json
+from arena.core.wire_schema import NAT, SEAT, array, closed, enum, nullable, tagged
 
 
 @dataclass
@@ -133,6 +134,24 @@ class Race:
 
     def clone(self, state: RaceState) -> RaceState:
         return self.from_json(self.to_json(state))
+
+    def wire_schemas(self) -> dict[str, Json]:
+        card = enum([1, 2, 3], "a card's value")
+        seat_card = {"seat": SEAT, "card": card}
+        return {
+            "observation": closed({"hand": array(card), "scores": array(NAT),
+                                   "hand_sizes": array(NAT), "deck": NAT, "turn": NAT},
+                                  "what one seat may know"),
+            "action": closed({"card": card}, "the card to play"),
+            "event": tagged("type", {"played": seat_card, "drew": seat_card},
+                            {"played": "a seat played a card", "drew": "a seat drew a card"},
+                            "a race event"),
+            "decision": tagged("kind", {"play": {"context": closed({"turn": NAT}),
+                                                 "options": nullable(array(closed(
+                                                     {"card": card})))}},
+                               {"play": "play one card from the hand"},
+                               "a race decision: a request's kind, context and options"),
+        }
 
 
 GAME = Race()

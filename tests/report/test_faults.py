@@ -38,7 +38,7 @@ def test_faults_and_the_forfeit_are_marked_in_every_view(faulty: Path) -> None:
     recorded = [s for s in replay.steps if s["fault"]]
     assert len(recorded) == 3
     for name, view in views.items():
-        frames: list[dict[str, Any]] = view["frames"]  # type: ignore[assignment]
+        frames: list[dict[str, Any]] = view["frames"]
         faults = {f["n"]: f["fault"] for f in frames if "fault" in f}
         assert sorted(faults) == [s["n"] for s in recorded], name
         for fault in faults.values():
@@ -56,7 +56,7 @@ def test_the_viewer_marks_a_fault_at_its_step(faulty: Path, tmp_path: Path,
     assert result.exit_code == 0, result.output
     replay = read_replay(faulty)
     first = next(s for s in replay.steps if s["fault"])
-    detail = str(first["fault"]["detail"])  # type: ignore[index]
+    detail = str(first["fault"]["detail"])
     page.goto((tmp_path / "v" / "viewer.html").as_uri() + f"?view=public&step={first['n']}")
     page.wait_for_selector("[data-testid=fault]")
     marked = page.locator("[data-testid=fault]").inner_text()
@@ -66,7 +66,7 @@ def test_the_viewer_marks_a_fault_at_its_step(faulty: Path, tmp_path: Path,
     assert detail in page.locator("[data-testid=fault]").inner_text()
     page.keyboard.press("End")
     page.select_option("#round", index=0)
-    forfeit_at = int(replay.forfeits[0]["decision"])  # type: ignore[arg-type]
+    forfeit_at = int(replay.forfeits[0]["decision"])
     for _ in range(forfeit_at):
         page.keyboard.press("ArrowRight")
     assert "forfeits: max_faults" in page.locator("[data-testid=forfeit]").inner_text()

@@ -23,7 +23,7 @@ def merged(view: dict[str, Json]) -> list[dict[str, Json]]:
     """The whole state at every frame, as the viewer merges the frames' changes."""
     out: list[dict[str, Json]] = []
     state: dict[str, Json] = {}
-    for frame in view["frames"]:  # type: ignore[union-attr]
+    for frame in view["frames"]:
         state = {**state, **frame["state"]}
         out.append(state)
     return out
@@ -41,7 +41,7 @@ def observations(replay: Replay, seat: int) -> list[dict[str, Json]]:
 def test_each_seat_view_is_that_seats_observation_at_every_frame(finished_run: Path) -> None:
     for replay in replays(finished_run):
         views = build_views(replay, engine_for(replay, REGISTRY))
-        for seat in range(int(replay.header["players"])):  # type: ignore[arg-type]
+        for seat in range(int(replay.header["players"])):
             assert merged(views[f"seat{seat}"]) == observations(replay, seat)
 
 
@@ -64,13 +64,13 @@ def secrets_of(replay: Replay, seat: int, other: int) -> list[str]:
     """Texts that `seat` knows and the game never shows `other`: its private events, its
     hands of five cards or more (an ordered list that long cannot turn up elsewhere by
     chance) unless the rules hand them over (a Magician's swap), and the game seed."""
-    events = [e for step in replay.steps for e in step["events"]]  # type: ignore[union-attr]
+    events = [e for step in replay.steps for e in step["events"]]
     shown = "".join([*map(compact, observations(replay, other)),
                      *(compact(e["event"]) for e in events
                        if e["visible_to"] is None or other in e["visible_to"])])
     out = {compact(e["event"]) for e in events if e["visible_to"] == [seat]}
     out |= {compact(obs["hand"]) for obs in observations(replay, seat)
-            if len(obs["hand"]) >= 5 and compact(obs["hand"]) not in shown}  # type: ignore
+            if len(obs["hand"]) >= 5 and compact(obs["hand"]) not in shown}
     return sorted(out | {str(replay.header["seed"])})
 
 
@@ -95,8 +95,8 @@ def test_seat_0s_data_holds_none_of_seat_1s_secrets(finished_run: Path) -> None:
 def test_actions_and_fault_details_reach_only_their_own_seat(finished_run: Path) -> None:
     for replay in replays(finished_run)[:1]:
         views = build_views(replay, engine_for(replay, REGISTRY))
-        assert all("action" not in f for f in views[PUBLIC]["frames"])  # type: ignore
-        for frame in views["seat0"]["frames"]:  # type: ignore[union-attr]
+        assert all("action" not in f for f in views[PUBLIC]["frames"])
+        for frame in views["seat0"]["frames"]:
             assert ("action" in frame) == (frame["seat"] == 0)
 
 
@@ -111,8 +111,8 @@ def test_a_seat_file_is_what_the_seat_adds_to_the_public_view_and_makes_it_whole
         stored = unpack((folder / "seat0.js").read_text())
         # the public part is not stored again: no header, and no public event list repeated
         assert stored["base"] == PUBLIC and "header" not in stored
-        public_events = [f["events"] for f in views[PUBLIC]["frames"]]  # type: ignore[union-attr]
-        assert any(f["events"] for f in views[PUBLIC]["frames"])  # type: ignore[union-attr]
+        public_events = [f["events"] for f in views[PUBLIC]["frames"]]
+        assert any(f["events"] for f in views[PUBLIC]["frames"])
         assert all("events" not in own or own["events"] != events
-                   for own, events in zip(stored["frames"], public_events, strict=True))  # type: ignore
+                   for own, events in zip(stored["frames"], public_events, strict=True))
 

@@ -148,8 +148,8 @@ def test_a_withdrawal_from_a_paired_round_gives_forfeit_wins(tmp_path: Path) -> 
     cfg = config("swiss", extra="rounds: 4\n", bots=6)
     run(cfg, tmp_path, concurrency=1)
     with closing(sqlite3.connect(tmp_path / "results.sqlite")) as db, db:
-        for table in ("games", "seats"):  # round 3 paired, none of its games played
-            db.execute(f"DELETE FROM {table} WHERE round > 2")
+        for name in ("games", "seats"):  # round 3 paired, none of its games played
+            db.execute(f"DELETE FROM {name} WHERE round > 2")
         db.execute("DELETE FROM rounds WHERE round > 3")
     store = Store.open(tmp_path, None)
     third = next(p for p in store.rounds() if p.round == 3)

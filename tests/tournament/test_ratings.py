@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import pytest
 from hypothesis import given, settings
@@ -73,7 +73,7 @@ def test_fit_does_not_depend_on_game_order(fitter: Callable[..., Fit], rng: rand
     assert fitter(games) == fitter(shuffled)
 
 
-def simulate(true: dict[str, float], games: int, seed: int) -> list[list[tuple[str, int]]]:
+def simulate(true: Mapping[str, float], games: int, seed: int) -> list[list[tuple[str, int]]]:
     rng = random.Random(seed)
     bots = sorted(true)
     out = []

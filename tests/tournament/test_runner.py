@@ -10,7 +10,7 @@ import os
 import re
 import sqlite3
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
 
@@ -19,6 +19,8 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.core.errors import ArenaError, StoreError
+from arena.core.game import Json
+from arena.core.record import GameRecord
 from arena.tournament.config import TournamentConfig, parse_config
 from arena.tournament.runner import Job, Progress, Runner, static_schedule
 from arena.tournament.store import GameKey, Store, StoredGame
@@ -131,11 +133,12 @@ class _BuggyReferee(FakeReferee):
 
     played = 0
 
-    def play(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+    def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
+             replay: Path | None = None) -> GameRecord:
         type(self).played += 1
         if type(self).played > 2:
             raise RuntimeError("boom")
-        return super().play(*args, **kwargs)  # type: ignore[arg-type]
+        return super().play(game, rules, seed, seating, replay)
 
 
 def test_an_unexpected_worker_error_is_one_line_with_its_traceback_in_a_file(
@@ -155,7 +158,8 @@ def test_an_unexpected_worker_error_is_one_line_with_its_traceback_in_a_file(
 class _LongErrorReferee(FakeReferee):
     """Fails its first game with a message far larger than a pipe's buffer."""
 
-    def play(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+    def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
+             replay: Path | None = None) -> GameRecord:
         raise ArenaError("engine trouble: " + "x" * 1_000_000 + " END")
 
 
@@ -171,7 +175,8 @@ def test_a_worker_error_longer_than_a_pipe_buffer_arrives_whole(tmp_path: Path) 
 
 
 class _FailsAtOnce(FakeReferee):
-    def play(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+    def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
+             replay: Path | None = None) -> GameRecord:
         raise RuntimeError("boom")
 
 

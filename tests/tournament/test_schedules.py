@@ -312,7 +312,7 @@ def test_table_swiss_repeats_no_more_than_the_round_robin_design(n: int, size: i
 
 def design_cases() -> list[tuple[int, int, int]]:
     """(bots, seats, rounds) around the rounds a design needs for each pair to meet once."""
-    out = []
+    out: list[tuple[int, int, int]] = []
     for n in (7, 9, 10, 12, 13, 16, 17, 21):
         for size in (3, 4, 5, 6):
             if 2 * size <= n:

@@ -121,7 +121,7 @@ def test_observations_are_fresh_and_in_wire_key_order() -> None:
 def test_the_view_equals_the_observation(players: int, rules: dict[str, object]) -> None:
     # the referee sends the view (encoded at once, so it may share the state's lists): it
     # must be what `observation` says, key order included, for every seat at every step
-    state = GAME.new_game(players, rules, 7)  # type: ignore[arg-type]
+    state = GAME.new_game(players, rules, 7)
     policy = random.Random(7)
     while (decision := GAME.to_act(state)) is not None:
         for seat in range(players):

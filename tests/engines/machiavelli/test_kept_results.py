@@ -20,7 +20,7 @@ RULES: tuple[dict[str, object], ...] = ({}, {"edition": "classic"},
 
 
 def _finished(players: int, rules: dict[str, object], seed: int) -> State:
-    state = GAME.new_game(players, rules, seed)  # type: ignore[arg-type]
+    state = GAME.new_game(players, rules, seed)
     policy = random.Random(seed)
     while (decision := GAME.to_act(state)) is not None:
         GAME.apply(state, decision.seat, GAME.random_action(state, decision.seat, policy))
@@ -68,7 +68,7 @@ def test_resolved_rules_are_a_fresh_copy_for_each_caller() -> None:
     first["max_rounds"] = 1
     again = setup.resolve(4, {})
     assert again == setup._resolve(4, {})  # noqa: SLF001 - the uncached resolution
-    assert again["characters"] and "nowhere" not in again["districts"]  # type: ignore[operator]
+    assert again["characters"] and "nowhere" not in again["districts"]
     assert again["max_rounds"] == 60
 
 
@@ -95,7 +95,7 @@ def test_values_equal_to_valid_ones_are_still_refused(value: Json) -> None:
 
 def test_rules_that_are_not_json_are_refused_not_kept() -> None:
     with pytest.raises(ConfigError):
-        setup.resolve(4, {"characters": {"king"}})  # type: ignore[dict-item]
+        setup.resolve(4, {"characters": {"king"}})
 
 
 def test_games_of_the_same_rules_share_no_list() -> None:
@@ -105,7 +105,7 @@ def test_games_of_the_same_rules_share_no_list() -> None:
     assert one.rules["districts"] is not two.rules["districts"]
     assert one.rules["characters"] is not two.rules["characters"]
     assert sorted(setup._unshuffled(tuple(one.rules["districts"]))) == sorted(  # noqa: SLF001
-        deck_list(one.rules["districts"]))  # type: ignore[arg-type]
+        deck_list(one.rules["districts"]))
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 7, 8])

@@ -42,7 +42,7 @@ def play(players: int, seed: int, every: int = 7) -> tuple[set[str], set[str]]:
     outcome = GAME.outcome(state)
     assert outcome is not None
     assert outcome.scores == tuple(breakdown(state, s)["total"] for s in range(players))
-    return set(state.rules["characters"]), set(state.rules["districts"])  # type: ignore[arg-type]
+    return set(state.rules["characters"]), set(state.rules["districts"])
 
 
 def soak(games: int) -> None:

@@ -48,8 +48,7 @@ def foreign_environs() -> list[tuple[str, str]]:
 
 def hello_on(endpoint: str, token: str) -> None:
     """Say hello with `token` on `endpoint` from a fresh socket; report the answer."""
-    context = zmq.Context.instance()
-    socket = context.socket(zmq.DEALER)
+    socket: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
     socket.connect(endpoint)
     socket.send(encode(Hello(token=token, name="impostor", version="x",
@@ -127,6 +126,11 @@ def setsid() -> None:
     os.wait()
 
 
+def setsid_hang() -> None:
+    setsid()
+    time.sleep(600)
+
+
 def forkbomb() -> None:
     started = 0
     for _ in range(400):  # bounded: enough to pass any sane limit, never the machine's
@@ -158,7 +162,7 @@ def flood(socket: zmq.Socket[bytes]) -> int:
 ATTACKS = {"thief": thief, "snoop": snoop, "writer": writer, "logbypass": logbypass,
            "setsid": setsid}
 IN_GAME = {"forkbomb": forkbomb, "hog": hog, "late_setsid": setsid,
-           "setsid_hang": lambda: (setsid(), time.sleep(600))}
+           "setsid_hang": setsid_hang}
 """Attacks made at the first request, once the bot holds its seat."""
 
 
