@@ -13,7 +13,7 @@ import pytest
 
 from arena.core.errors import IllegalAction
 from arena.games.rummy import GAME
-from arena.games.rummy.actions import Draw, Play
+from arena.games.rummy.actions import Draw, Play, RummyAction
 from arena.games.rummy.state import RummyState
 
 from .helpers import all_cards, full_deck
@@ -137,7 +137,7 @@ def test_illegal_moves_fail_atomically(seed: int) -> None:
         seat = decision.seat
         before = json.dumps(GAME.to_json(state))
         hand = state.hands[seat]
-        bad = [
+        bad: list[tuple[int, RummyAction]] = [
             (1 - seat, Draw()),
             (seat, Play(tuple(tuple(m) for m in state.table))),
             (seat, Play(((hand[0], hand[0], hand[0]),))),
