@@ -36,6 +36,7 @@ Run: `taskset -c 1 .venv/bin/python bench/client_path.py [--games N] [--busy US]
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import random
 import statistics
@@ -136,12 +137,17 @@ def path(module: ModuleType, frames: list[bytes], busy_s: float,
     """Run a client module over `frames`; return each request's time, frame in -> action
     out."""
     socket = StandIn(frames, busy_s, work)
-    connect = module.connect
+    connect, compiled = module.connect, getattr(module, "_compiled_send", None)
     setattr(module, "connect", lambda *args, **kwargs: (socket, None))  # noqa: B010
+    if compiled is not None:  # the stand-in is no ZeroMQ socket: its own send is the one
+        setattr(module, "_compiled_send", lambda stand_in: stand_in.send)  # noqa: B010
     try:
         module.run(random_bot.act, name="random", version="1.0")
     finally:
         setattr(module, "connect", connect)  # noqa: B010
+        if compiled is not None:
+            setattr(module, "_compiled_send", compiled)  # noqa: B010
+        gc.unfreeze()  # run() froze this process's objects at shutdown, as a bot's exit
     return socket.times
 
 
