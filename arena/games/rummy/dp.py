@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from itertools import product
 
 from arena.games.rummy.cards import JOKER_INDEX, PENALTY, natural
-from arena.games.rummy.dp_bound import SuitBound
+from arena.games.rummy.dp_bound import UNIT, SuitBound
 from arena.games.rummy.dp_build import Builder
 from arena.games.rummy.dp_moves import Moves
 from arena.games.rummy.dp_steps import (
@@ -125,8 +125,7 @@ class RankDP(Moves):
         """Per state less its jokers: (jokers placed, placed plus room, bound) of each one
         searched. Fewer placed and as much held is at least as good (see `_best`)."""
         self.closing = {}
-        """Per value's end (`_closing`): the jokers the open runs need, without and with
-        the bound of `dp_bound`, and the bound's units."""
+        """Per value's end (`_closing`): the jokers the open runs need."""
         self.group_memo = {}
         self.suffix = self._suffix()
         self.table_fits = useful(self.opt, self.req, self.max_jokers) == self.req
@@ -302,9 +301,12 @@ class RankDP(Moves):
         left = self.jokers - used
         if suit == 4:
             nxt = () if self._profiled(value + 1) else pend
-            short, joint, after = self._closing(value, runs, pend or self.pend_max)
+            short = self._closing(value, runs, pend or self.pend_max)
             if short > left:
                 return []
+            # the groups' own jokers come next: the open runs' and the bound's first
+            after = self._units_after(value, units, groups)
+            joint = max(short, -(-after // UNIT))
             if not any(groups):
                 return [(0, (value + 1, 0, runs, nxt, groups, used, room, after), (0, 0, ()))]
             return [(0, (value + 1, 0, runs, nxt, (0, 0, 0, 0), used + extra,

@@ -45,7 +45,7 @@ class Moves:
     moves: dict[tuple[int, int, SuitRuns, tuple[int, int], int],
                 list[tuple[int, SuitStep, tuple[int, int] | None, int]]]
     steps: dict[tuple[int, int, SuitRuns, tuple[int, int], int, Groups], list[Move]]
-    closing: dict[tuple[int, tuple[SuitRuns, ...], Pend], tuple[int, int, int]]
+    closing: dict[tuple[int, tuple[SuitRuns, ...], Pend], int]
     group_memo: dict[tuple[int, int, Groups, int], bool]
 
     def _copies(self, value: int, suit: int, pend: tuple[int, int]) -> tuple[int, int]:
@@ -117,15 +117,10 @@ class Moves:
         self.moves[key] = out
         return out
 
-    def _closing(self, value: int, runs: tuple[SuitRuns, ...], pend: Pend
-                 ) -> tuple[int, int, int]:
-        """Return, at the end of `value`: the jokers the open runs need at least to reach 3
-        cards, all suits together (the short runs missing a card at the next value or the
-        one after); that or the bound of `dp_bound` from the next value on, whichever is
-        more; and the bound's units there (0 with it off).
-
-        Memoised together: a value's end recurs with other jokers and group copies, and
-        one lookup replaced five (the short runs' and each suit's bound).
+    def _closing(self, value: int, runs: tuple[SuitRuns, ...], pend: Pend) -> int:
+        """Return, at the end of `value`, the jokers the open runs need at least to reach
+        3 cards, all suits together (the short runs missing a card at the next value or
+        the one after). Memoised: a value's end recurs with other jokers and group copies.
         """
         key = (value, runs, pend)
         hit = self.closing.get(key)
@@ -138,12 +133,27 @@ class Moves:
                 short += max(0, few - sum(self._copies(value + 1, suit, pend[suit])))
             if two:
                 short += max(0, two - sum(self._copies(value + 2, suit, pend[suit])))
-        joint, units = short, 0
-        if self.suit_bound is not None:  # in units; the groups' own jokers come next
-            units = self.suit_bound.total(value + 1, 0, runs)
-            joint = max(short, -(-units // UNIT))
-        hit = self.closing[key] = (short, joint, units)
-        return hit
+        self.closing[key] = short
+        return short
+
+    def _units_after(self, value: int, units: int, groups: Groups) -> int:
+        """Return the units of the bound (`dp_bound`) at the start of the next value, for
+        a state at the end of `value` needing `units` with `groups` copies sent to groups
+        (0 with the bound off).
+
+        The state's units are the suits' needs from the next value on, the bases from
+        this one on and the prices of its group copies (`SuitBound.total`), so the next
+        value's are those less this value's base and prices: arithmetic where summing the
+        four suits' needs again took a call and four lookups at every value's end.
+        """
+        bound = self.suit_bound
+        if bound is None:
+            return 0
+        after = units - bound.rest[value] + bound.rest[value + 1]
+        if any(groups):
+            price = bound.price
+            after -= sum(price[s][value] * groups[s] for s in range(4))
+        return after
 
     def _groups_ok(self, value: int, suit: int, groups: Groups, left: int) -> bool:
         """Can the group copies so far still make groups? (a cheap necessary test)
