@@ -353,4 +353,15 @@ def suit_graph(avail: tuple[int, ...], low: tuple[int, ...], caps: tuple[int, ..
                 graph.append((value + 1, step.runs, []))
             if step.grouped <= caps[value]:
                 steps.append((UNIT * step.jokers, step.grouped, index[child]))
+    # steps into states with no way to the end are dropped (a quarter of them on a
+    # 60-card table): no prices make such a state's units finite, and `_solve`, which
+    # `tighten` runs four times a round, no longer reads them
+    alive = [False] * len(graph)
+    for i in range(len(graph) - 1, -1, -1):
+        value, runs, steps = graph[i]
+        if value > LAST + 1:
+            alive[i] = not runs
+        else:
+            steps[:] = [step for step in steps if alive[step[2]]]
+            alive[i] = bool(steps)
     return graph
