@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import itertools
 import logging
 import multiprocessing as mp
 import os
@@ -32,12 +31,13 @@ from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
 from arena.core.errors import ArenaError
 from arena.core.game import Json
 from arena.core.record import GameRecord
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
+from arena.tournament.dispatch import Dispatcher
 from arena.tournament.store import DB_NAME, GameKey, Store
 
 if TYPE_CHECKING:
@@ -55,8 +55,6 @@ Event = tuple[str, int, GameKey | None, Any]
 bots whose process is alive in that worker, sent before its `done`), `done` (payload: the
 record's JSON), `retry` (payload: what happened, one line), `bundle` (a cluster's worker
 received a bot bundle; payload: its digest); `error` is raised, never returned."""
-AFFINITY_WINDOW = 64
-"""How many queued games an idle worker looks through for the one whose bots it has."""
 
 
 class DiskFull(ArenaError):
@@ -163,7 +161,7 @@ class Pool:
         self.runner, self.stored = runner, stored
         self.ctx = worker_context()
         self.workers: dict[int, _Worker] = {}
-        self.queue: deque[Job] = deque()
+        self.queue = Dispatcher(runner.concurrency)
         self.ready: deque[Event] = deque()
         self.deaths: Counter[GameKey | None] = Counter()
 
@@ -186,42 +184,25 @@ class Pool:
         self.workers[index] = _Worker(process, mine)
 
     def submit(self, job: Job) -> None:
-        """Queue a game; an idle worker takes it at once."""
-        self.queue.append(job)
-        self._dispatch()
+        """Queue a game; idle workers take queued games at the next `next_event` (or
+        `dispatch`), so that games queued together are shared out as a whole."""
+        self.queue.add(job)
 
-    def _dispatch(self) -> None:
-        for worker in self.workers.values():
-            if not self.queue:
+    def dispatch(self) -> None:
+        """Hand each idle worker its next game (`Dispatcher`: its home group first)."""
+        for index, worker in self.workers.items():
+            if worker.job is not None:
+                continue
+            job = self.queue.take(index, worker.live)
+            if job is None:
                 return
-            if worker.job is None:
-                worker.job, worker.started = self._affine(worker.live), False
-                # a hint: the bots of the game this worker would take next, to start them
-                # while it plays this one (nothing is promised; results never depend on it)
-                hint = self._affine(worker.live | set(worker.job.seating), take=False)
-                # a worker that just died is found at the end of its pipe; its job goes back
-                with contextlib.suppress(OSError):
-                    worker.conn.send((worker.job, hint.seating if hint else ()))
-
-    @overload
-    def _affine(self, live: frozenset[str]) -> Job: ...
-
-    @overload
-    def _affine(self, live: frozenset[str], take: bool) -> Job | None: ...
-
-    def _affine(self, live: frozenset[str], take: bool = True) -> Job | None:
-        """Take (or with `take` False, only name) the queued game, among the first few, that
-        needs the fewest bot starts in a worker whose running bots are `live`; the earliest
-        among equals. Which worker plays a game never changes its result (its seed is the
-        job's)."""
-        window = list(itertools.islice(self.queue, AFFINITY_WINDOW))
-        if not window:
-            return None
-        best = min(range(len(window)),
-                   key=lambda i: (sum(n not in live for n in window[i].seating), i))
-        if take:
-            del self.queue[best]
-        return window[best]
+            worker.job, worker.started = job, False
+            # a hint: the bots of the game this worker would take next, to start them
+            # while it plays this one (nothing is promised; results never depend on it)
+            hint = self.queue.next_for(index, worker.live | set(job.seating))
+            # a worker that just died is found at the end of its pipe; its job goes back
+            with contextlib.suppress(OSError):
+                worker.conn.send((job, hint.seating if hint else ()))
 
     def next_event(self) -> Event | None:
         """Return the next event, or None when no worker said anything for `POLL_S`.
@@ -231,6 +212,7 @@ class Pool:
                 a game killed its worker `MAX_DEATHS` times.
             DiskFull: a worker could not write its game for lack of space.
         """
+        self.dispatch()
         if not self.ready:
             by_conn = {w.conn: i for i, w in self.workers.items()}
             for conn in wait(list(by_conn), timeout=POLL_S):
@@ -259,7 +241,7 @@ class Pool:
             worker.live = frozenset(payload)
         elif kind == "done":
             worker.job = None
-            self._dispatch()
+            self.dispatch()
         self.ready.append(event)
 
     def _died(self, index: int) -> None:
@@ -273,14 +255,14 @@ class Pool:
         if job is None or not worker.started:
             self._idle_death(index, how)
             if job is not None:
-                self.queue.appendleft(job)
+                self.queue.again_first(job)
         elif (record := self.stored(job.key)) is not None:
             # it died between its commit and its word: the game is not played twice
             self.ready.append(("done", index, job.key, record.to_json()))
         else:
             self._game_death(index, how, job)
         self._start(index)
-        self._dispatch()
+        self.dispatch()
 
     def _game_death(self, index: int, how: str, job: Job) -> None:
         self.deaths[job.key] += 1
@@ -290,7 +272,7 @@ class Pool:
             raise ArenaError(
                 f"game {job.key} ({', '.join(job.seating)}) killed its worker {tries} times "
                 f"(the last {how}); the run stops here{_RESUME}")
-        self.queue.appendleft(job)
+        self.queue.again_first(job)
         self.ready.append(("retry", index, job.key,
                            f"worker {index} {how} while playing game {job.key}; a new worker "
                            f"plays it again from the start (try {tries + 1} of {MAX_DEATHS})"))

@@ -188,6 +188,7 @@ def test_an_error_is_read_even_when_its_worker_exited_before_the_parent_looked(
     job = Job(GameKey(1, 0, 0), ("bot0", "bot1"), 7)
     with Pool(runner, lambda key: None) as pool:
         pool.submit(job)
+        pool.dispatch()
         worker = pool.workers[0].process
         wait_until(lambda: worker.exitcode is not None, "the worker exited")  # before a read
         with pytest.raises(ArenaError, match=r"failed in worker 0: RuntimeError: boom"):
