@@ -9,7 +9,7 @@ tables, grown greedily from the tables that need the fewest bots it does not hol
 (the earliest among equals), up to its share of the queue; it plays its group in queue
 order, and only once the queue holds nothing unassigned does it take a game from another
 worker's group (the one needing the fewest starts for it, from the far end of the group
-with the most left).
+with the most left, and only where that group has more games left than it needs starts).
 
 What it costs: the order in which games are played is no longer the queue's, only each
 group's (every worker still plays at once, so progress and the live view move over the
@@ -113,13 +113,16 @@ class Dispatcher:
 
     def _steal(self, worker: int, held: Table) -> Job | None:
         """Take a game from another worker's group: the one needing the fewest starts, from
-        the group with the most games left, the latest game of its table."""
+        the group with the most games left, the latest game of its table. Not a game that
+        needs more starts than its group has games left: a start costs about as much as a
+        game, so its owner would play it sooner (simulated: fewer starts, and an earlier
+        end)."""
         best: tuple[tuple[int, int], int, Table] | None = None
         for other, group in self.groups.items():
             left = sum(len(jobs) for jobs in group.values())
             for table in group:
                 key = (len(table - held), -left)
-                if other != worker and (best is None or key < best[0]):
+                if other != worker and key[0] < left and (best is None or key < best[0]):
                     best = (key, other, table)
         if best is None:
             return None

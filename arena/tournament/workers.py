@@ -194,8 +194,8 @@ class Pool:
             if worker.job is not None:
                 continue
             job = self.queue.take(index, worker.live)
-            if job is None:
-                return
+            if job is None:  # nothing queued, or nothing worth its starts to this worker
+                continue
             worker.job, worker.started = job, False
             # a hint: the bots of the game this worker would take next, to start them
             # while it plays this one (nothing is promised; results never depend on it)

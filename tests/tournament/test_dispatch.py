@@ -1,0 +1,155 @@
+"""Home groups (`arena.tournament.dispatch`): every queued game is handed out once, workers
+start few bots (simulated: no game played), and results never depend on the dispatch."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.tournament.dispatch import Dispatcher
+from arena.tournament.runner import Job, Runner
+from arena.tournament.store import GameKey
+from tests.tournament.dispatch_sim import field_jobs, floor_starts, simulate
+from tests.tournament.fakes import FakeReferee
+from tests.tournament.test_runner import config, outcomes, pin_salt
+
+
+def drain(dispatcher: Dispatcher, workers: int) -> dict[int, list[Job]]:
+    """Hand out every queued game, workers asking in turn and holding what they played."""
+    taken: dict[int, list[Job]] = {w: [] for w in range(workers)}
+    held: dict[int, set[str]] = {w: set() for w in range(workers)}
+    while True:
+        asked = False
+        for w in range(workers):
+            job = dispatcher.take(w, held[w])
+            if job is not None:
+                asked = True
+                taken[w].append(job)
+                held[w] |= set(job.seating)
+        if not asked:
+            return taken
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 8, 14])
+def test_every_queued_game_is_handed_out_exactly_once(workers: int) -> None:
+    jobs = field_jobs(8, repeats=3)
+    dispatcher = Dispatcher(workers)
+    for job in jobs:
+        dispatcher.add(job)
+    taken = drain(dispatcher, workers)
+    handed = [j for games in taken.values() for j in games]
+    assert sorted(str(j.key) for j in handed) == sorted(str(j.key) for j in jobs)
+    assert len(dispatcher) == 0
+    assert all(taken.values())  # every worker gets a share of a batch this size
+
+
+def test_a_worker_holding_every_bot_plays_the_queue_in_its_order() -> None:
+    jobs = field_jobs(8, repeats=2)
+    dispatcher = Dispatcher(1)
+    for job in jobs:
+        dispatcher.add(job)
+    every = {f"bot{i:02d}" for i in range(8)}
+    assert [dispatcher.take(0, every) for _ in jobs] == jobs
+
+
+def test_a_game_to_play_again_comes_before_any_other() -> None:
+    jobs = field_jobs(8, repeats=2)
+    dispatcher = Dispatcher(2)
+    for job in jobs:
+        dispatcher.add(job)
+    first = dispatcher.take(0, ())
+    assert first is not None
+    dispatcher.again_first(first)
+    assert dispatcher.take(1, ()) == first
+
+
+def test_a_worker_plays_its_own_group_before_it_takes_from_another() -> None:
+    jobs = field_jobs(8, repeats=4)
+    dispatcher = Dispatcher(4)
+    for job in jobs:
+        dispatcher.add(job)
+    mine = [dispatcher.take(0, ()) for _ in range(len(jobs) // 4)]
+    bots = {b for job in mine if job is not None for b in job.seating}
+    assert len(bots) <= 7  # a quarter of the 70 tables fits in 7 of the 8 bots
+    stolen = dispatcher.take(0, bots)  # its group is done: another's game
+    assert stolen is not None and stolen not in mine
+
+
+def test_a_later_batch_goes_to_the_workers_already_running_its_bots() -> None:
+    # a Swiss round: tables of the next round whose bots a worker holds are its own
+    dispatcher = Dispatcher(2)
+    a, b = ("a", "b", "c", "d"), ("e", "f", "g", "h")
+    for repeat in range(4):
+        dispatcher.add(Job(GameKey(2, 0, repeat), a, repeat))
+        dispatcher.add(Job(GameKey(2, 1, repeat), b, 10 + repeat))
+    taken = [dispatcher.take(0, b), dispatcher.take(1, a)]
+    assert [job.seating for job in taken if job is not None] == [b, a]
+
+
+@pytest.mark.parametrize("repeats", [4, 16])
+def test_simulated_starts_stay_within_one_bot_per_worker_of_the_floor(repeats: int) -> None:
+    # the benchmark's field (8 bots, every 4-subset a table): a group holds its share of
+    # the tables in at most one bot more than the fewest that can hold that many tables,
+    # and a worker steals only at the end, from tables it mostly holds already
+    jobs = field_jobs(8, repeats=repeats)
+    for workers in (1, 2, 4, 8, 14):
+        floor = floor_starts(8, 4, len(jobs), repeats, workers)
+        groups = simulate(jobs, workers).starts
+        assert floor <= groups <= floor + workers, (workers, groups, floor)
+    # the dispatch it replaced did not: ~1.6 x the floor at 14 workers
+    assert simulate(jobs, 14, "window").starts > 70 + 14
+
+
+@pytest.mark.parametrize("bots", [16, 33])
+def test_simulated_starts_in_larger_fields_are_a_fraction_of_the_old_dispatch(
+        bots: int) -> None:
+    # max_bots (8) is below the field, so bots are stopped and started again: groups
+    # keep each worker among few bots, where the old window scattered them
+    jobs = field_jobs(bots)
+    for workers in (2, 8, 14):
+        groups, window = simulate(jobs, workers), simulate(jobs, workers, "window")
+        assert groups.starts * 2 < window.starts, (workers, groups, window)
+        assert groups.makespan <= window.makespan
+
+
+class HoldingReferee(FakeReferee):
+    """A fake referee that holds bots as the real one does (so workers report live bots
+    and the dispatch follows them), at most twice the table size."""
+
+    def __enter__(self) -> HoldingReferee:
+        super().__enter__()
+        self.held: list[str] = []
+        return self
+
+    def play(self, game: str, rules: Any, seed: int, seating: Sequence[str],
+             replay: Path | None = None, upcoming: Sequence[str] = ()) -> Any:
+        for name in (*seating, *upcoming):
+            if name in self.held:
+                self.held.remove(name)
+            self.held.append(name)
+        del self.held[:-2 * len(seating)]
+        return super().play(game, rules, seed, seating, replay)
+
+    def live_bots(self) -> list[str]:
+        return list(self.held)
+
+
+@pytest.mark.parametrize("fmt, extra", [("round-robin", "games_per_pairing: 2\n"),
+                                        ("swiss", "rounds: 3\ngames_per_pairing: 2\n")])
+def test_results_are_the_same_at_one_and_three_workers(tmp_path: Path, fmt: str,
+                                                       extra: str) -> None:
+    cfg = config(fmt, seats=4, bots=8, extra=extra)
+    found = []
+    for workers in (1, 3):
+        out = tmp_path / str(workers)
+        pin_salt(out)
+        table = Runner(cfg, out, concurrency=workers, referee=HoldingReferee).run()
+        results = json.loads((out / "results.json").read_text())
+        found.append((sorted(outcomes(out, cfg), key=str), [r.to_json() for r in table.rows],
+                      results["standings"]))
+    assert found[0] == found[1]
+    assert len(found[0][0]) == (70 * 2 if fmt == "round-robin" else 3 * 2 * 2)
