@@ -25,7 +25,12 @@
   run is the steadier lower bound, and the pinned series shows what `pin_workers` buys.
   Alone, with chosen worker counts (more than the cores show what grows with the count in
   CPU, not in speed): `bench/tournament.py --scaling 16 1,2,4,8,14` (16 games per table:
-  the issue's 1,120 games);
+  the issue's 1,120 games). Each row's bot processes started are printed against the
+  floor (no dispatch can start fewer: `dispatch_sim.floor_starts`) and the simulated count;
+- bot starts by worker count, simulated without playing (`tests/tournament/dispatch_sim`:
+  the pool's dispatch, home groups, against the window it replaced), for the benchmark's
+  8-bot field and 16- and 33-bot round-robins (max_bots 8), with the floor and when the
+  last game ends (alone: `bench/tournament.py --dispatch`; printed first by `--scaling`);
 - the time to pair one Swiss round of 1000 bots, 2 seats and tables of 4;
 - the share of tables repeating a pair, Swiss against the round-robin design, and the
   round-robin design's spread of meetings, and the time to build each Kirkman triple
@@ -70,6 +75,9 @@ from arena.tournament.workers import startup_cpu, worker_context
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import metered_bot  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the simulation is the tests'
+from tests.tournament.dispatch_sim import field_jobs, floor_starts, simulate  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 LONGER = 4
@@ -346,6 +354,8 @@ def scaling(games_per_pairing: int = 1, counts: Sequence[int] = ()) -> None:
     cores = os.cpu_count() or 1
     counts = sorted({1, *counts} if counts else
                     {1, 2, *(n for n in (4, 8, 14) if n <= cores - 2)})
+    print(f"bot starts by worker count, simulated ({games_per_pairing} games per table):")
+    simulated_starts(games_per_pairing)
     counted = _become_subreaper()
     spawned = worker_start_cpu(mp.get_context("spawn"))
     forked = worker_start_cpu(worker_context())
@@ -378,10 +388,13 @@ def scaling(games_per_pairing: int = 1, counts: Sequence[int] = ()) -> None:
                   f"{rate:5.1f} games/s, speed-up x{rate / base_rate:.2f} "
                   f"({rate / base_rate / workers:.0%} of linear; goal >= 80% up to cores - "
                   f"2), CPU per game {1e3 * per_game:.0f} ms{ratios} (goal <= 1.15)")
-            _print_shares(run, bases[False], exact, 1e3 * workers * forked / run.games)
+            _print_shares(run, bases[False], exact, 1e3 * workers * forked / run.games,
+                          floor_starts(8, 4, run.games, games_per_pairing, workers),
+                          simulate(field_jobs(8, repeats=games_per_pairing), workers).starts)
 
 
-def _print_shares(run: RunCpu, base: RunCpu, exact: bool, starting_ms: float) -> None:
+def _print_shares(run: RunCpu, base: RunCpu, exact: bool, starting_ms: float,
+                  floor: int, simulated: int) -> None:
     """One row's CPU per game by share, each against the 1-worker run's."""
     each = run.bot_startup / max(1, run.bot_starts)
     print("      per game: " + ", ".join(_share(name, seconds, run.games, was, base.games)
@@ -389,11 +402,27 @@ def _print_shares(run: RunCpu, base: RunCpu, exact: bool, starting_ms: float) ->
               ("coordinator", run.coordinator, base.coordinator),
               (f"workers{'' if exact else ' (estimate)'} (starting them: "
                f"{starting_ms:.1f} ms of it)", run.workers, base.workers),
-              (f"bot start-ups ({run.bot_starts} processes of {1e3 * each:.0f} ms, "
-               f"{run.idle_starts} of them never played)", run.bot_startup, base.bot_startup),
+              (f"bot start-ups ({run.bot_starts} processes of {1e3 * each:.0f} ms, floor "
+               f"{floor}, simulated {simulated}; {run.idle_starts} of them never played)",
+               run.bot_startup, base.bot_startup),
               ("bots' games", run.bot_games, base.bot_games),
               ("bots' sandboxes and exits (estimate, from one bot's alone)", run.unseen,
                base.unseen))))
+
+
+def simulated_starts(repeats: int = 16, counts: Sequence[int] = (1, 2, 4, 8, 14)) -> None:
+    """Print the bot processes started by worker count, simulated (no game played): home
+    groups (the pool's) against the window it replaced, with the floor, and when the last
+    game ends (in mean games) for each; round-robins at 4 seats, `max_bots` 8."""
+    for bots in (8, 16, 33):
+        jobs = field_jobs(bots, repeats=repeats)
+        rows = []
+        for workers in counts:
+            now, was = simulate(jobs, workers), simulate(jobs, workers, "window")
+            rows.append(f"{workers}: {was.starts} -> {now.starts} (floor "
+                        f"{floor_starts(bots, 4, len(jobs), repeats, workers)}; last game "
+                        f"{was.makespan:.0f} -> {now.makespan:.0f})")
+        print(f"  {bots} bots, {len(jobs)} games, window -> home groups: " + ", ".join(rows))
 
 
 def swiss_1000(size: int) -> float:
@@ -513,6 +542,9 @@ def main() -> None:
     if sys.argv[1:] == ["--anchor"]:
         print("Swiss anchored to a resolvable design (10 seeds each):")
         anchor_figures()
+        return
+    if sys.argv[1:2] == ["--dispatch"]:  # alone: --dispatch [GAMES_PER_TABLE]
+        simulated_starts(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
         return
     if sys.argv[1:2] == ["--scaling"]:  # alone: --scaling [GAMES_PER_PAIRING [WORKERS,...]]
         args = sys.argv[2:]
