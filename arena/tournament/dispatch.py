@@ -6,10 +6,11 @@ bot's start costs ~0.1 s of CPU, two games' worth, so at many workers the starts
 were ~17% of the run's CPU (8-bot round-robin at 4 seats, 14 workers: ~100 processes
 started where 70 would do). An idle worker therefore gets a *home group* of the queued
 tables, grown greedily from the tables that need the fewest bots it does not hold yet
-(the earliest among equals), up to its share of the queue; it plays its group in queue
-order, and only once the queue holds nothing unassigned does it take a game from another
-worker's group (the one needing the fewest starts for it, from the far end of the group
-with the most left, and only where that group has more games left than it needs starts).
+(the earliest among equals), up to its share of the queue. It plays first the tables
+of its group whose bots it runs, the others in queue order; only once the queue holds nothing
+unassigned does it take a game from another worker's group (the one needing the fewest
+starts for it, from the far end of the group with the most left, and only where that
+group has more games left than the game needs starts).
 
 What it costs: the order in which games are played is no longer the queue's, only each
 group's (every worker still plays at once, so progress and the live view move over the
@@ -75,7 +76,8 @@ class Dispatcher:
         self.again.appendleft(job)
 
     def take(self, worker: int, live: Iterable[str]) -> Job | None:
-        """Hand `worker`, whose running bots are `live`, its next game (None: none queued)."""
+        """Hand `worker`, whose running bots are `live`, its next game (None: nothing queued,
+        or nothing another group can spare at the price of its starts)."""
         if self.again:
             return self.again.popleft()
         held = frozenset(live)
