@@ -310,7 +310,9 @@ def _clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-STANDINGS_CAPTION = "place: mean placing; F/T/C: faults, timeouts, forfeits; LOS: over the next"
+STANDINGS_CAPTION = ("place: mean placing; F/T/C: faults, timeouts, forfeits\n"
+                     "LOS: likelihood of superiority over the next row")
+"""Two lines: wrapped to the table's width as one, the LOS note broke after "LOS:"."""
 
 
 def render_table(table: Standings, title: str, limit: int | None = None) -> Table:

@@ -109,6 +109,9 @@ def test_standings_crosstable_and_los_in_every_format(runner: CliRunner,
     assert md[1].startswith("|---:|:---|") and len(md) == 2 + 5
     table = runner.invoke(main, ["standings", str(out), "--crosstable"])
     assert table.exit_code == 0 and "crosstable" in table.output
+    # the caption explains the columns in whole lines (wrapped as one, "LOS:" ended one)
+    plain = runner.invoke(main, ["standings", str(out)]).output.splitlines()
+    assert "LOS: likelihood of superiority over the next row" in [s.strip() for s in plain]
 
 
 def _refused(runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
