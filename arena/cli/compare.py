@@ -17,9 +17,11 @@ from typing import Any
 import click
 
 from arena.cli.options import (
+    check_pinning,
     cluster_option,
     move_ms_option,
     parse_rules,
+    pin_workers_option,
     rules_option,
     sandbox_option,
     startup_ms_option,
@@ -130,11 +132,13 @@ def _opponent(text: str) -> BotSpec:
 @tcp_option()
 @sandbox_option()
 @cluster_option()
+@pin_workers_option("")
 def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], players: int,
             elo0: float, elo1: float, alpha: float, beta: float, max_games: int,
             concurrency: int | None, out: Path | None, resume: bool, seed: int,
             rule_pairs: tuple[str, ...], move_ms: int, startup_ms: int, max_faults: int,
-            report_every: int, tcp: bool, sandbox: str, cluster: str | None) -> None:
+            report_every: int, tcp: bool, sandbox: str, cluster: str | None,
+            pin_workers: bool) -> None:
     """Play duplicate deals of GAME until a sequential test says whether the candidate is
     better than the base (docs/compare.md).
 
@@ -147,6 +151,7 @@ def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], pl
     (--max-games reached), 3 an error or a usage error (no verdict), 130 interrupted
     (--resume continues).
     """
+    check_pinning(pin_workers, cluster)
     setup = _setup(game, candidate, base, opponents, players, seed, rule_pairs,
                    (elo0, elo1, alpha, beta), TimeControl(move_ms=move_ms, startup_ms=startup_ms),
                    max_faults, tcp, sandbox)
@@ -157,7 +162,8 @@ def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], pl
         err_console.print(f"[bold yellow]{note}[/]")
     lines = _ProgressLines(report_every, setup)
     run = CompareRun(setup, out, max_games=max_games, concurrency=concurrency, resume=resume,
-                     on_progress=lines.update, cluster=cluster)
+                     on_progress=lines.update, cluster=cluster,
+                     pin_workers=pin_workers)
     try:
         result = run.run()
     except Interrupted as exc:

@@ -12,7 +12,14 @@ from pathlib import Path
 
 import click
 
-from arena.cli.options import cluster_option, parse_rules, rules_option, sandbox_option
+from arena.cli.options import (
+    check_pinning,
+    cluster_option,
+    parse_rules,
+    pin_workers_option,
+    rules_option,
+    sandbox_option,
+)
 from arena.cli.run import report_hook, write_report
 from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ConfigError
@@ -135,11 +142,12 @@ def list_(directory: Path, all_versions: bool) -> None:
               help="Worker processes (default: ladder.yaml's `concurrency`, else one per core).")
 @sandbox_option(default=None)
 @cluster_option()
+@pin_workers_option(" (ladder.yaml's `pin_workers`)")
 @click.option("--no-report", is_flag=True,
               help="Do not refresh the HTML report (DIRECTORY/report) after the run.")
 def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
         concurrency: int | None, sandbox: str | None, cluster: str | None,
-        no_report: bool) -> None:
+        pin_workers: bool, no_report: bool) -> None:
     """Play more games in the ladder in DIRECTORY and exit; meant for cron or a timer.
 
     A second run while one plays exits at once with status 75 (or waits with --wait). A
@@ -148,13 +156,15 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
     """
     if games is not None and minutes is not None:
         raise click.UsageError("give --games or --minutes, not both")
+    check_pinning(pin_workers, cluster)
     handle_signals()
     lines = _Lines()
     try:
         with ladder_lock(directory, wait, on_wait=lambda line: click.echo(line, err=True)):
             job = LadderRun(directory, Budget(games, minutes), concurrency=concurrency,
                             on_progress=lines.update, sandbox=sandbox, cluster=cluster,
-                            after_store=None if no_report else report_hook(directory))
+                            after_store=None if no_report else report_hook(directory),
+                            pin_workers=pin_workers)
             if games is None and minutes is None:
                 job.budget = Budget(games=job.config.batch)
             if (note := job.isolation_note()) is not None:

@@ -83,3 +83,28 @@ def cluster_option() -> Callable[[F], F]:
                              "at ADDRESS (tcp://HOST:8786, tls://HOST:8786), or on a new "
                              "local one of N worker processes with local:N. Results are "
                              "the same as a local run's. See docs/cluster.md.")
+
+
+def pin_workers_option(where: str) -> Callable[[F], F]:
+    """`--pin-workers`: each local worker, and the bots it starts, on one core of its own
+    (`arena.tournament.workers.worker_core`; docs/tournaments.md). `where` names what the
+    flag overrides, if anything (the file's key)."""
+    return click.option("--pin-workers", is_flag=True,
+                        help="Run each worker, and the bots it starts, on one core of its "
+                             f"own{where}: less CPU per game and more games/s where workers "
+                             "are at most the cores; a bot then has one core for its "
+                             "threads. Local workers only: refused with --cluster.")
+
+
+def check_pinning(pin_workers: bool, cluster: str | None) -> None:
+    """Refuse `--pin-workers` where the games go to a Dask cluster: its workers are started
+    by `dask worker` (or Dask's local cluster), not by arena, so there is nothing to pin.
+
+    Raises:
+        click.UsageError: both are asked for.
+    """
+    if pin_workers and cluster is not None:
+        raise click.UsageError(f"--pin-workers pins the local workers; the games of this run "
+                               f"go to the Dask cluster {cluster}, whose worker processes "
+                               "Dask starts, not arena: drop one of the two (pin a Dask "
+                               "worker with taskset when you start it)")

@@ -15,7 +15,7 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from arena.cli.options import cluster_option, sandbox_option
+from arena.cli.options import check_pinning, cluster_option, pin_workers_option, sandbox_option
 from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ArenaError
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
@@ -72,10 +72,7 @@ PROGRESS_LINES = 100
               help="Bot processes alive at once per worker (default: the file's `max_bots`, "
                    "else twice the table size); bots start when a game needs them and the "
                    "least recently used stop first.")
-@click.option("--pin-workers", is_flag=True,
-              help="Run each worker, and the bots it starts, on one core of its own (the "
-                   "file's `pin_workers`): less CPU per game and more games/s where workers "
-                   "are at most the cores; a bot then has one core for its threads.")
+@pin_workers_option(" (the file's `pin_workers`)")
 @click.option("--no-report", is_flag=True,
               help="Do not write the HTML report (OUT/report) at the end; `arena report OUT` "
                    "writes it later.")
@@ -92,6 +89,7 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     if (withdraw or enter) and not resume:
         raise click.UsageError("--withdraw and --enter change a run under way: add --resume")
     config = load_config(file)
+    check_pinning(pin_workers, cluster if cluster is not None else config.cluster)
     out = out or config.out
     if dry_run:
         _dry_run(config)

@@ -150,16 +150,20 @@ class LadderRun:
                  referee: RefereeFactory | None = None,
                  on_progress: Callable[[Progress], None] | None = None,
                  sandbox: str | None = None, cluster: str | None = None,
-                 after_store: AfterStore | None = None) -> None:
+                 after_store: AfterStore | None = None, pin_workers: bool = False) -> None:
         """`sandbox` (auto, bwrap, none) overrides ladder.yaml's; `cluster` plays the games
         on that Dask cluster (docs/cluster.md); `after_store` is the runner's (each worker
-        calls it on each game it stored)."""
+        calls it on each game it stored); `pin_workers` pins the local workers even where
+        ladder.yaml's `pin_workers` does not."""
         self.directory, self.budget = directory, budget
         self.config: LadderConfig = load_ladder(directory)
         if sandbox is not None:
             base = self.config.base
             policy = SandboxPolicy(SandboxMode(sandbox), base.sandbox.limits)
             self.config = replace(self.config, base=replace(base, sandbox=policy))
+        if pin_workers:
+            self.config = replace(self.config, base=replace(self.config.base,
+                                                            pin_workers=True))
         self.concurrency, self.referee, self.on_progress = concurrency, referee, on_progress
         self.cluster, self.after_store = cluster, after_store
         self.played = self.resumed = 0

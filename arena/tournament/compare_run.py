@@ -15,7 +15,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.core.errors import ConfigError, StoreError
@@ -82,12 +82,14 @@ class CompareRun:
                  concurrency: int | None = None, resume: bool = False,
                  referee: RefereeFactory | None = None,
                  on_progress: Callable[[CompareProgress], None] | None = None,
-                 cluster: str | None = None) -> None:
+                 cluster: str | None = None, pin_workers: bool = False) -> None:
+        """`pin_workers`: each local worker and its bots on one core (changes no result)."""
         self.setup, self.out, self.resume = setup, out, resume
         self.max_deals = max(1, max_games // 2)
         self.concurrency = concurrency or os.cpu_count() or 1
+        config = replace(setup.tournament(out, self.concurrency), pin_workers=pin_workers)
         # the tournament runner lends its worker pool its bots, referee and directory
-        self.runner = Runner(setup.tournament(out, self.concurrency), out,
+        self.runner = Runner(config, out,
                              concurrency=self.concurrency, referee=referee, cluster=cluster)
         self.test = Sequential(setup.hypotheses, setup.pairing)
         self.progress = CompareProgress(self.test.status(), 2 * self.max_deals)
