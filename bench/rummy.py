@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 from arena.core.simulate import simulate
 from arena.games.rummy import GAME
@@ -231,23 +232,24 @@ def one_way(bound: bool) -> Callable[[list[str], list[list[str]]], int | None]:
 
 def both_ways(cards: list[str], table: list[list[str]]) -> int | None:
     """The policy's going-out search (the table and its mirror by turns, the mirror first
-    on high aces); its states are counted by the ticks of both searches."""
-    ticks = [0]
-    tick = RankDP._tick
+    on high aces); its states are the states of both searches."""
+    searches: list[RankDP] = []
+    init = RankDP.__init__
 
-    def counted(self: RankDP) -> None:  # `self`: it stands in for the method
-        ticks[0] += 1
-        tick(self)
-    # patched on the class to count the states of both searches: no seam counts them
-    RankDP._tick = counted  # type: ignore[method-assign]
+    def recorded(self: RankDP, *args: Any, **kwargs: Any) -> None:  # stands in for __init__
+        init(self, *args, **kwargs)
+        searches.append(self)
+    # patched on the class to reach the two searches `race_mirrored` makes: no seam
+    # hands them out
+    RankDP.__init__ = recorded  # type: ignore[method-assign]
     try:
         race_mirrored(cards, [], 1, GOING_OUT_CAP, turn=OUT_TURN,
                       downwards_first=aces_high(table))
     except OutOfBudget:
         return None
     finally:
-        RankDP._tick = tick  # type: ignore[method-assign]
-    return ticks[0]
+        RankDP.__init__ = init  # type: ignore[method-assign]
+    return sum(search.nodes for search in searches)
 
 
 def _time_all(search: Callable[[list[str], list[list[str]]], int | None],

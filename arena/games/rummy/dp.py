@@ -28,14 +28,13 @@ Imports only the standard library and this package.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
 from itertools import product
 
 from arena.games.rummy.cards import JOKER_INDEX, PENALTY, natural
 from arena.games.rummy.dp_bound import UNIT, SuitBound
 from arena.games.rummy.dp_build import Builder
 from arena.games.rummy.dp_moves import Moves
+from arena.games.rummy.dp_race import Budget, OutOfBudget, Race, TurnOver
 from arena.games.rummy.dp_steps import (
     LAST,
     NEG,
@@ -49,43 +48,13 @@ from arena.games.rummy.dp_steps import (
     useful,
 )
 
+__all__ = ["RACE_NODES", "OutOfBudget", "RankDP"]
+
 RACE_NODES = 500
 """States of the first turn of each search in `RankDP._race` (then doubled every round)."""
 
 
-class OutOfBudget(Exception):
-    """The search passed its node budget or its deadline."""
-
-
-class _TurnOver(Exception):
-    """A search passed the states of its turn (see `RankDP._race`)."""
-
-
-@dataclass(slots=True)
-class Race:
-    """Where `RankDP._race` stands: whose turn it is and when the turn ends (in states)."""
-
-    floor: int | None
-    need: int
-    """What the bound-led search asks to beat."""
-    budget: int
-    end: int
-    profiling: bool = True
-    """The full programme's turn (else the bound-led search's)."""
-
-    def next_turn(self, nodes: int) -> None:
-        """Pass the turn on at `nodes` states: the bound-led search gets an eighth of the
-        full programme's turn (it settles a table at once or not at all), and the budget
-        doubles after each round."""
-        if self.profiling:
-            self.end = nodes + self.budget // 8
-        else:
-            self.budget *= 2
-            self.end = nodes + self.budget
-        self.profiling = not self.profiling
-
-
-class RankDP(Moves):
+class RankDP(Moves, Budget):
     """One search: `required` counts must all be placed, `optional` counts may be.
 
     The ace copies kept at value 1 for value 14 matter only at value 14, so the states of
@@ -103,7 +72,7 @@ class RankDP(Moves):
         self.profiling = False
         self.satisfice = False
         """Any solution above the bound asked will do (`gains`): stop at the first one."""
-        self.turn_limit: int | None = None
+        Budget.__init__(self, node_limit, deadline)
         self.race: Race | None = None
         """The race's progress (`_race`)."""
         self.resume = False
@@ -114,9 +83,6 @@ class RankDP(Moves):
         self.suit_bound: SuitBound | None = SuitBound(self.req, self.opt, self.jokers,
                                                       self.max_jokers)
         """The dead-state test of `dp_bound` (None: off, for measurements and tests)."""
-        self.node_limit = node_limit
-        self.deadline = deadline
-        self.nodes = 0
         self.memo: dict[Key, int] = {}
         self.upper: dict[Key, int] = {}
         """Upper bounds of states whose search was cut off (branch and bound)."""
@@ -275,21 +241,11 @@ class RankDP(Moves):
                         if found > race.need or found <= NEG or floor is not None:
                             return found
                         race.need = found - 1
-                except _TurnOver:
+                except TurnOver:
                     pass
                 race.next_turn(self.nodes)
         finally:
             self.turn_limit = None  # rebuilding the melds must not stop at a turn's end
-
-    def _tick(self) -> None:
-        self.nodes += 1
-        if self.turn_limit is not None and self.nodes > self.turn_limit:
-            raise _TurnOver
-        if self.node_limit is not None and self.nodes > self.node_limit:
-            raise OutOfBudget
-        if self.deadline is not None and self.nodes % 512 == 0 \
-                and time.perf_counter() > self.deadline:
-            raise OutOfBudget
 
     def _profiled(self, value: int) -> bool:
         # a feasibility question stops at its first solution: a plain search is quicker
@@ -300,29 +256,38 @@ class RankDP(Moves):
         value, suit, runs, pend, groups, used, room, units = key
         left = self.jokers - used
         if suit == 4:
-            nxt = () if self._profiled(value + 1) else pend
-            short = self._closing(value, runs, pend or self.pend_max)
-            if short > left:
-                return []
-            # the groups' own jokers come next: the open runs' and the bound's first
-            after = self._units_after(value, units, groups)
-            joint = max(short, -(-after // UNIT))
-            if not any(groups):
-                return [(0, (value + 1, 0, runs, nxt, groups, used, room, after), (0, 0, ()))]
-            return [(0, (value + 1, 0, runs, nxt, (0, 0, 0, 0), used + extra,
-                         min(room + more, left - extra), after), (extra, more, plan))
-                    for extra, more, plan in group_options(groups, left, self.max_jokers)
-                    if joint <= left - extra]
-        head, tail = runs[:suit], runs[suit + 1:]
-        jokers = self.jokers
-        return [(points, (value, suit + 1, (*head, after, *tail),
+            return self._value_end(key, left)
+        suit_pend = (pend or self.pend_max)[suit]
+        suit_runs = runs[suit]
+        # the memo read here, not in `_steps`: a call less at every state
+        steps = self.steps.get((value, suit, suit_runs, suit_pend, left, groups))
+        if steps is None:
+            steps = self._steps(value, suit, suit_runs, suit_pend, left, groups)
+        head, tail, nxt = runs[:suit], runs[suit + 1:], suit + 1
+        return [(points, (value, nxt, (*head, after, *tail),
                           pend if kept is None else pend[:suit] + (kept,) + pend[suit + 1:],
-                          new_groups, jokers - after_left, min(room + more, after_left),
-                          units + delta), step)
-                for points, after, kept, new_groups, after_left, more, delta, most, step
-                in self._steps(value, suit, runs[suit], (pend or self.pend_max)[suit], left,
-                               groups)
+                          new_groups, placed, held if (held := room + more) < after_left
+                          else after_left, units + delta), step)
+                for points, after, kept, new_groups, after_left, placed, more, delta, most,
+                step in steps
                 if units <= most]
+
+    def _value_end(self, key: Key, left: int) -> list[Child]:
+        """Return `_children` at the end of a value: its group copies formed into groups."""
+        value, _, runs, pend, groups, used, room, units = key
+        nxt = () if self._profiled(value + 1) else pend
+        short = self._closing(value, runs, pend or self.pend_max)
+        if short > left:
+            return []
+        # the groups' own jokers come next: the open runs' and the bound's first
+        after = self._units_after(value, units, groups)
+        joint = max(short, -(-after // UNIT))
+        if not any(groups):
+            return [(0, (value + 1, 0, runs, nxt, groups, used, room, after), (0, 0, ()))]
+        return [(0, (value + 1, 0, runs, nxt, (0, 0, 0, 0), used + extra,
+                     min(room + more, left - extra), after), (extra, more, plan))
+                for extra, more, plan in group_options(groups, left, self.max_jokers)
+                if joint <= left - extra]
 
     def _final(self, used: int, room: int) -> int:
         """Value at the end: fill the room with jokers; every table joker must be placed."""
@@ -364,17 +329,26 @@ class RankDP(Moves):
                     return bound
         else:
             rivals = self.rivals[key[:5]] = []
-        self._tick()
+        self.nodes += 1
+        if self.nodes > self.stop:
+            self.passed()
         if key[0] > LAST + 1:
             best = self._final(key[5], key[6])
         else:
             best = NEG
+            stop_early = self.feasibility or (self.satisfice and not self.profiling)
+            profiling, pend_id, pend = self.profiling, self.pend_id, key[3]
             for points, child, _ in self._children(key):
-                sub = self._value(child, child[3] or key[3], max(need, best) - points)
+                # `_value` spelt out: a call less per child
+                value = child[0]
+                if profiling and 2 <= value < LAST:
+                    pid = pend_id.get(child[3] or pend)
+                    sub = NEG if pid is None else self._profile(child)[pid]
+                else:
+                    sub = self._best(child, (best if best > need else need) - points)
                 if sub > NEG and sub + points > best:
                     best = sub + points
-                    if self.feasibility or (best > need and self.satisfice
-                                            and not self.profiling):
+                    if stop_early and (self.feasibility or best > need):
                         break
         if best > need or best <= NEG:
             self.memo[key] = best
@@ -384,14 +358,20 @@ class RankDP(Moves):
         return best
 
     def _profile(self, key: Key) -> list[int]:
-        hit = self.profiles.get(key)
-        if hit is not None:
-            return hit
-        self._tick()
+        """Return the values of `key` (values 2..13) for every pend (`pends`)."""
+        return self.profiles.get(key) or self._new_profile(key)
+
+    def _new_profile(self, key: Key) -> list[int]:
+        """`_profile` of a state not in the memo (a profile is never empty)."""
+        self.nodes += 1
+        if self.nodes > self.stop:
+            self.passed()
         best: list[int] | None = None
+        profiles = self.profiles
         for points, child, _ in self._children(key):
             if child[0] < LAST:
-                sub = self._profile(child)
+                # the memo read here: a call less for the states met again
+                sub = profiles.get(child) or self._new_profile(child)
             else:
                 sub = [self._best(child[:3] + (pend,) + child[4:]) for pend in self.pends]
             if points:

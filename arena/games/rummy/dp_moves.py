@@ -26,11 +26,13 @@ from arena.games.rummy.dp_steps import (
     suit_steps,
 )
 
-Move = tuple[int, SuitRuns, tuple[int, int] | None, Groups, int, int, int, int, SuitStep]
+Move = tuple[int, SuitRuns, tuple[int, int] | None, Groups, int, int, int, int, int,
+             SuitStep]
 """A step of one suit (`Moves._steps`): (points, the suit's open runs after, ace copies
-kept at value 1 or None, group copies after, jokers left after, room it adds, units the
-bound's need changes by, most units the state may need for the step to be live, the
-step)."""
+kept at value 1 or None, group copies after, jokers left after, jokers placed after, room
+it adds, units the bound's need changes by, most units the state may need for the step to
+be live, the step). Jokers placed after is what the search's key holds: the step's memo
+is per jokers left, so it is worked out once here, not at every state met."""
 
 
 class Moves:
@@ -191,8 +193,9 @@ class Moves:
             after_left = left - step.jokers
             if any(new_groups) and not self._groups_ok(value, suit, new_groups, after_left):
                 continue
-            out.append((points, step.runs, kept, new_groups, after_left, step.room, delta,
-                        UNIT * after_left - delta, step))
+            out.append((points, step.runs, kept, new_groups, after_left,
+                        self.jokers - after_left, step.room, delta, UNIT * after_left - delta,
+                        step))
         self.steps[key] = out
         return out
 
