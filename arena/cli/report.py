@@ -107,8 +107,7 @@ def report_done(built: Built, seconds: float) -> None:
     for problem in built.problems:
         err_console.print(f"[yellow]warning: no viewer for {problem}[/]")
     console.print(f"Report: {built.index} ({built.pages} pages, {built.views} views written, "
-                  f"{built.reused} games reused, {seconds:.1f} s)", soft_wrap=True)
-    # soft_wrap: one line however narrow the console, so the path stays whole to copy
+                  f"{built.reused} games reused, {seconds:.1f} s)")
 
 
 @click.command(short_help="Write the replay viewer for FILE (a replay .jsonl) and open it.")

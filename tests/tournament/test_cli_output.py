@@ -68,7 +68,7 @@ def test_a_name_too_long_for_80_columns_wraps_instead_of_being_cut() -> None:
     out.print(render_table(Standings((row,), None, 120), "t"))
     text = out.file.getvalue()  # type: ignore[attr-defined]
     assert "…" not in text and all(len(line) <= 80 for line in text.splitlines())
-    rows = text.splitlines()[3:-1]  # title, header, rule; the caption last
+    rows = text.splitlines()[3:-2]  # title, header, rule; the caption's two lines last
     assert rows[0].split()[0] == "1" and len(rows) == 3
     assert rows[0].split()[1] + "".join(line.strip() for line in rows[1:]) == name
     assert "1523 ± 123" in text and "12/3/1" in text
