@@ -102,6 +102,7 @@ class RankDP(Moves, Budget):
         """(table, hand) copies per value (to 3 past the high ace) and suit; read at value
         14 only for the pend (`_copies`). A table: the steps' tests ask them at every step
         met, and indexing the counts cost a call each."""
+        self.avail = [[table + hand for table, hand in row] for row in self.copies]
         self.profiles: dict[Key, list[int]] = {}
         self.moves = {}
         self.steps = {}
@@ -275,7 +276,7 @@ class RankDP(Moves, Budget):
     def _value_end(self, key: Key, left: int) -> list[Child]:
         """Return `_children` at the end of a value: its group copies formed into groups."""
         value, _, runs, pend, groups, used, room, units = key
-        nxt = () if self._profiled(value + 1) else pend
+        nxt = () if self.profiling and 2 <= value + 1 < LAST else pend  # `_profiled`
         short = self._closing(value, runs, pend or self.pend_max)
         if short > left:
             return []

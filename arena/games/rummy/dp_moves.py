@@ -26,6 +26,8 @@ from arena.games.rummy.dp_steps import (
     suit_steps,
 )
 
+NO_GROUPS: Groups = (0, 0, 0, 0)
+
 Move = tuple[int, SuitRuns, tuple[int, int] | None, Groups, int, int, int, int, int,
              SuitStep]
 """A step of one suit (`Moves._steps`): (points, the suit's open runs after, ace copies
@@ -44,6 +46,8 @@ class Moves:
     suit_bound: SuitBound | None
     copies: list[list[tuple[int, int]]]
     """(table, hand) copies per value (to 3 past the high ace) and suit."""
+    avail: list[list[int]]
+    """Their sums (table and hand copies together)."""
     moves: dict[tuple[int, int, SuitRuns, tuple[int, int], int],
                 list[tuple[int, SuitStep, tuple[int, int] | None, int]]]
     steps: dict[tuple[int, int, SuitRuns, tuple[int, int], int, Groups], list[Move]]
@@ -62,25 +66,27 @@ class Moves:
         A cheap necessary test: short runs need cards (or jokers) at the next two values;
         each table copy of the next value extends an open run, starts a run (which needs
         the two values above it), or joins a group (which needs two cards of other suits).
+        The copies are read off `avail` (at value 14 off the pend), not summed per call:
+        every step of a state's suit met for the first time asks this.
         """
+        avail = self.avail
         short, two = shortness(runs)
-        nxt = sum(self._copies(value + 1, suit, pend))
         if short:
-            if short > nxt + jokers:
+            if short > (sum(pend) if value + 1 == LAST else avail[value + 1][suit]) + jokers:
                 return False
-            if two > sum(self._copies(value + 2, suit, pend)) + jokers:
+            if two > (sum(pend) if value + 2 == LAST else avail[value + 2][suit]) + jokers:
                 return False
         if value + 1 >= LAST:
             return True  # ace copies kept for value 14 are not known here in a profile
-        copies = self.copies[value + 1]
-        need = copies[suit][0] - len(runs)
+        need = self.copies[value + 1][suit][0] - len(runs)
         if need <= 0:
             return True
-        starts = min(sum(self._copies(value + 2, suit, pend)),
-                     sum(self._copies(value + 3, suit, pend))) + jokers
+        starts = min(sum(pend) if value + 2 == LAST else avail[value + 2][suit],
+                     sum(pend) if value + 3 == LAST else avail[value + 3][suit]) + jokers
         if need <= starts:
             return True
-        others = sum(min(need, sum(copies[t])) for t in range(4) if t != suit)
+        row = avail[value + 1]
+        others = sum(min(need, row[t]) for t in range(4) if t != suit)
         return need <= starts + (others + min(jokers, need * self.max_jokers)) // 2
 
     def _moves(self, value: int, suit: int, runs: SuitRuns, pend: tuple[int, int], left: int
@@ -129,12 +135,17 @@ class Moves:
         if hit is not None:
             return hit
         short = 0
+        avail = self.avail
         for suit, suit_runs in enumerate(runs):
+            if not suit_runs:
+                continue
             few, two = shortness(suit_runs)
             if few:
-                short += max(0, few - sum(self._copies(value + 1, suit, pend[suit])))
+                short += max(0, few - (sum(pend[suit]) if value + 1 == LAST
+                                       else avail[value + 1][suit]))
             if two:
-                short += max(0, two - sum(self._copies(value + 2, suit, pend[suit])))
+                short += max(0, two - (sum(pend[suit]) if value + 2 == LAST
+                                       else avail[value + 2][suit]))
         self.closing[key] = short
         return short
 
@@ -184,6 +195,7 @@ class Moves:
         if hit is not None:
             return hit
         out: list[Move] = []
+        group_memo = self.group_memo
         for points, step, kept, delta in self._moves(value, suit, runs, pend, left):
             new_groups = groups
             if step.grouped:
@@ -191,8 +203,11 @@ class Moves:
                 lst[suit] = step.grouped
                 new_groups = (lst[0], lst[1], lst[2], lst[3])
             after_left = left - step.jokers
-            if any(new_groups) and not self._groups_ok(value, suit, new_groups, after_left):
-                continue
+            if new_groups != NO_GROUPS:  # the memo of `_groups_ok` read here, a call less
+                ok = group_memo.get((value, suit, new_groups, after_left))
+                if not (self._groups_ok(value, suit, new_groups, after_left) if ok is None
+                        else ok):
+                    continue
             out.append((points, step.runs, kept, new_groups, after_left,
                         self.jokers - after_left, step.room, delta, UNIT * after_left - delta,
                         step))
