@@ -33,18 +33,20 @@ from itertools import product
 from arena.games.rummy.cards import JOKER_INDEX, PENALTY, natural
 from arena.games.rummy.dp_bound import UNIT, SuitBound
 from arena.games.rummy.dp_build import Builder
-from arena.games.rummy.dp_moves import Moves
+from arena.games.rummy.dp_moves import NO_GROUPS, Moves
 from arena.games.rummy.dp_race import Budget, OutOfBudget, Race, TurnOver
 from arena.games.rummy.dp_steps import (
     LAST,
     NEG,
+    RUNS_BITS,
+    RUNS_MASK,
     Child,
     Groups,
     Key,
     Pend,
-    SuitRuns,
     card_at,
     group_options,
+    suit_runs,
     useful,
 )
 
@@ -86,7 +88,7 @@ class RankDP(Moves, Budget):
         self.memo: dict[Key, int] = {}
         self.upper: dict[Key, int] = {}
         """Upper bounds of states whose search was cut off (branch and bound)."""
-        self.rivals: dict[tuple[int, int, tuple[SuitRuns, ...], Pend, Groups],
+        self.rivals: dict[tuple[int, int, int, Pend, Groups],
                           list[tuple[int, int, int]]] = {}
         """Per state less its jokers: (jokers placed, placed plus room, bound) of each one
         searched. Fewer placed and as much held is at least as good (see `_best`)."""
@@ -115,7 +117,7 @@ class RankDP(Moves, Budget):
     def start(self) -> Key:
         """The first state (its units under the bound's prices now, or with it off)."""
         units = 0 if self.suit_bound is None else self.suit_bound.total(1, 0, ((),) * 4)
-        return (1, 0, ((),) * 4, ((0, 0),) * 4, (0, 0, 0, 0), 0, 0, units)
+        return (1, 0, 0, ((0, 0),) * 4, (0, 0, 0, 0), 0, 0, units)
 
     def _suffix(self) -> list[list[int]]:
         """Return, per value and suit, the optional points from there on (values 2..13)."""
@@ -259,17 +261,17 @@ class RankDP(Moves, Budget):
         if suit == 4:
             return self._value_end(key, left)
         suit_pend = (pend or self.pend_max)[suit]
-        suit_runs = runs[suit]
         # the memo read here, not in `_steps`: a call less at every state
-        steps = self.steps.get((value, suit, suit_runs, suit_pend, left, groups))
+        steps = self.steps.get((value, suit, runs >> (RUNS_BITS * suit) & RUNS_MASK,
+                                suit_pend, left, groups))
         if steps is None:
-            steps = self._steps(value, suit, suit_runs, suit_pend, left, groups)
-        head, tail, nxt = runs[:suit], runs[suit + 1:], suit + 1
-        return [(points, (value, nxt, (*head, after, *tail),
+            steps = self._steps(value, suit, suit_runs(runs, suit), suit_pend, left, groups)
+        nxt = suit + 1
+        return [(points, (value, nxt, runs + change,
                           pend if kept is None else pend[:suit] + (kept,) + pend[suit + 1:],
                           new_groups, placed, held if (held := room + more) < after_left
                           else after_left, units + delta), step)
-                for points, after, kept, new_groups, after_left, placed, more, delta, most,
+                for points, change, kept, new_groups, after_left, placed, more, delta, most,
                 step in steps
                 if units <= most]
 
@@ -277,13 +279,16 @@ class RankDP(Moves, Budget):
         """Return `_children` at the end of a value: its group copies formed into groups."""
         value, _, runs, pend, groups, used, room, units = key
         nxt = () if self.profiling and 2 <= value + 1 < LAST else pend  # `_profiled`
-        short = self._closing(value, runs, pend or self.pend_max)
+        full = pend or self.pend_max
+        short = self.closing.get((value, runs, full))  # the memo of `_closing`, a call less
+        if short is None:
+            short = self._closing(value, runs, full)
         if short > left:
             return []
         # the groups' own jokers come next: the open runs' and the bound's first
         after = self._units_after(value, units, groups)
         joint = max(short, -(-after // UNIT))
-        if not any(groups):
+        if groups == NO_GROUPS:
             return [(0, (value + 1, 0, runs, nxt, groups, used, room, after), (0, 0, ()))]
         return [(0, (value + 1, 0, runs, nxt, (0, 0, 0, 0), used + extra,
                      min(room + more, left - extra), after), (extra, more, plan))
@@ -374,7 +379,8 @@ class RankDP(Moves, Budget):
                 # the memo read here: a call less for the states met again
                 sub = profiles.get(child) or self._new_profile(child)
             else:
-                sub = [self._best(child[:3] + (pend,) + child[4:]) for pend in self.pends]
+                head, tail, best_of = child[:3], child[4:], self._best
+                sub = [best_of((*head, pend, *tail)) for pend in self.pends]
             if points:
                 sub = [NEG if s <= NEG else s + points for s in sub]
             # most states have one child: its profile is theirs, shared (never mutated)

@@ -17,20 +17,25 @@ from arena.games.rummy.cards import PENALTY
 from arena.games.rummy.dp_bound import UNIT, SuitBound
 from arena.games.rummy.dp_steps import (
     LAST,
+    RUNS_BITS,
+    RUNS_MASK,
+    RUNS_OF,
     Groups,
     Pend,
     SuitRuns,
     SuitStep,
     card_at,
+    runs_id,
     shortness,
     suit_steps,
 )
 
 NO_GROUPS: Groups = (0, 0, 0, 0)
 
-Move = tuple[int, SuitRuns, tuple[int, int] | None, Groups, int, int, int, int, int,
+Move = tuple[int, int, tuple[int, int] | None, Groups, int, int, int, int, int,
              SuitStep]
-"""A step of one suit (`Moves._steps`): (points, the suit's open runs after, ace copies
+"""A step of one suit (`Moves._steps`): (points, what it adds to the state's packed runs
+(`dp_steps.pack_runs`): the id of the suit's open runs after less before, shifted), ace copies
 kept at value 1 or None, group copies after, jokers left after, jokers placed after, room
 it adds, units the bound's need changes by, most units the state may need for the step to
 be live, the step). Jokers placed after is what the search's key holds: the step's memo
@@ -50,8 +55,10 @@ class Moves:
     """Their sums (table and hand copies together)."""
     moves: dict[tuple[int, int, SuitRuns, tuple[int, int], int],
                 list[tuple[int, SuitStep, tuple[int, int] | None, int]]]
-    steps: dict[tuple[int, int, SuitRuns, tuple[int, int], int, Groups], list[Move]]
-    closing: dict[tuple[int, tuple[SuitRuns, ...], Pend], int]
+    steps: dict[tuple[int, int, int, tuple[int, int], int, Groups], list[Move]]
+    """Per value, suit, id of its open runs (`dp_steps.runs_id`), pend, jokers left and
+    group copies so far: the live steps (`_steps`)."""
+    closing: dict[tuple[int, int, Pend], int]
     group_memo: dict[tuple[int, int, Groups, int], bool]
 
     def _copies(self, value: int, suit: int, pend: tuple[int, int]) -> tuple[int, int]:
@@ -125,7 +132,7 @@ class Moves:
         self.moves[key] = out
         return out
 
-    def _closing(self, value: int, runs: tuple[SuitRuns, ...], pend: Pend) -> int:
+    def _closing(self, value: int, runs: int, pend: Pend) -> int:
         """Return, at the end of `value`, the jokers the open runs need at least to reach
         3 cards, all suits together (the short runs missing a card at the next value or
         the one after). Memoised: a value's end recurs with other jokers and group copies.
@@ -136,10 +143,10 @@ class Moves:
             return hit
         short = 0
         avail = self.avail
-        for suit, suit_runs in enumerate(runs):
-            if not suit_runs:
-                continue
-            few, two = shortness(suit_runs)
+        for suit in range(4):
+            if not runs >> (RUNS_BITS * suit) & RUNS_MASK:
+                continue  # no open runs (id 0)
+            few, two = shortness(RUNS_OF[runs >> (RUNS_BITS * suit) & RUNS_MASK])
             if few:
                 short += max(0, few - (sum(pend[suit]) if value + 1 == LAST
                                        else avail[value + 1][suit]))
@@ -163,9 +170,10 @@ class Moves:
         if bound is None:
             return 0
         after = units - bound.rest[value] + bound.rest[value + 1]
-        if any(groups):
+        if groups != NO_GROUPS:
             price = bound.price
-            after -= sum(price[s][value] * groups[s] for s in range(4))
+            after -= price[0][value] * groups[0] + price[1][value] * groups[1] \
+                + price[2][value] * groups[2] + price[3][value] * groups[3]
         return after
 
     def _groups_ok(self, value: int, suit: int, groups: Groups, left: int) -> bool:
@@ -190,12 +198,14 @@ class Moves:
         """Return `_moves` with the group copies after each, dead groups left out: a step
         is live when the state's units of jokers needed (`dp_bound`) after it are at most
         the jokers left (in units)."""
-        key = (value, suit, runs, pend, left, groups)
+        before = runs_id(runs)
+        key = (value, suit, before, pend, left, groups)
         hit = self.steps.get(key)
         if hit is not None:
             return hit
         out: list[Move] = []
         group_memo = self.group_memo
+        shift = RUNS_BITS * suit
         for points, step, kept, delta in self._moves(value, suit, runs, pend, left):
             new_groups = groups
             if step.grouped:
@@ -208,7 +218,8 @@ class Moves:
                 if not (self._groups_ok(value, suit, new_groups, after_left) if ok is None
                         else ok):
                     continue
-            out.append((points, step.runs, kept, new_groups, after_left,
+            out.append((points, (runs_id(step.runs) - before) << shift, kept, new_groups,
+                        after_left,
                         self.jokers - after_left, step.room, delta, UNIT * after_left - delta,
                         step))
         self.steps[key] = out

@@ -189,15 +189,49 @@ _PLACES = [[0] * 4] + [[card_at(value, suit) for suit in range(4)]
                       for value in range(1, LAST + 1)]
 """The card index at each value (1..14, 0 unused) and suit."""
 
+RUNS_BITS = 16
+"""Bits of a suit's open runs in a state's packed runs (`pack_runs`)."""
+RUNS_MASK = (1 << RUNS_BITS) - 1
+_RUNS_ID: dict[SuitRuns, int] = {(): 0}
+RUNS_OF: list[SuitRuns] = [()]
+"""The open runs of each id (`runs_id`): grows as searches meet new ones, a few hundred at
+most (sorted runs of at most 3 lengths, the jokers allowed, and a gap flag)."""
+
+
+def runs_id(runs: SuitRuns) -> int:
+    """Return the id of a suit's open runs (the same id for the same runs, () is 0)."""
+    known = _RUNS_ID.get(runs)
+    if known is None:
+        known = _RUNS_ID[runs] = len(RUNS_OF)
+        RUNS_OF.append(runs)
+    return known
+
+
+def pack_runs(runs: tuple[SuitRuns, ...]) -> int:
+    """Return the four suits' open runs as one int: suit s's id in bits 16s to 16s + 15.
+
+    What it buys: a state's key hashes an int where it hashed four nested tuples (a third
+    of the cost of each memo look-up), and a step's child adds the step's change of ids
+    where it built a new tuple of the four suits (`dp_moves.Moves._steps`).
+    """
+    return sum(runs_id(suit_runs) << (RUNS_BITS * suit) for suit, suit_runs in enumerate(runs))
+
+
+def suit_runs(runs: int, suit: int) -> SuitRuns:
+    """Return one suit's open runs out of a state's packed runs (`pack_runs`)."""
+    return RUNS_OF[(runs >> (RUNS_BITS * suit)) & RUNS_MASK]
+
+
 Pend = tuple[tuple[int, int], ...]
 """Per suit, the ace copies (table, hand) kept from value 1 for value 14."""
-Key = tuple[int, int, tuple[SuitRuns, ...], Pend, Groups, int, int, int]
-"""(value, suit, open runs per suit, pend, group copies at this value per suit, jokers
-placed, room for more jokers, units of jokers the state needs by `dp_bound`). Between
-values 2 and 13 the pend is left out of the key (it is `()`): those states return a
-profile, their value for every possible pend. The last entry is a function of the others
-(`SuitBound.total` of value, suit, runs and groups; 0 with the bound off), so it splits no
-state in two: it is carried in the key so that a child's is its parent's plus what the
-step adds, not summed again over the suits (see `dp_moves.Moves._steps`)."""
+Key = tuple[int, int, int, Pend, Groups, int, int, int]
+"""(value, suit, open runs per suit packed in an int (`pack_runs`), pend, group copies
+at this value per suit, jokers placed, room for more jokers, units of jokers the state
+needs by `dp_bound`). Between values 2 and 13 the pend is left out of the key (it is
+`()`): those states return a profile, their value for every possible pend. The last
+entry is a function of the others (`SuitBound.total` of value, suit, runs and groups; 0
+with the bound off), so it splits no state in two: it is carried in the key so that a
+child's is its parent's plus what the step adds, not summed again over the suits (see
+`dp_moves.Moves._steps`)."""
 Choice = SuitStep | tuple[int, int, Plan]
 Child = tuple[int, Key, Choice]
