@@ -389,7 +389,8 @@ def suit_layers(avail: tuple[int, ...], low: tuple[int, ...], caps: tuple[int, .
     """Return the programme of `suit_graph` laid out for `SuitBound._solve`: the end
     states' units set once, and the other states grouped by value, last first, so a pass
     reads a value's price once and tests no state for its end (a pass over a 60-card
-    table's suit: 60 -> 46 us in a loop of its own). Cached as `suit_graph` is, never mutated by its readers."""
+    table's suit: 60 -> 46 us in a loop of its own). Cached as `suit_graph` is, never
+    mutated by its readers."""
     graph = suit_graph(avail, low, caps, jokers, max_jokers)
     ends = [(INFINITE if runs else 0) if value > LAST + 1 else INFINITE
             for value, runs, _ in graph]
