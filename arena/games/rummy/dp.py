@@ -383,8 +383,10 @@ class RankDP(Moves, Budget):
                 sub = [best_of((*head, pend, *tail)) for pend in self.pends]
             if points:
                 sub = [NEG if s <= NEG else s + points for s in sub]
-            # most states have one child: its profile is theirs, shared (never mutated)
-            best = sub if best is None else list(map(max, best, sub))
+            # most states have one child: its profile is theirs, shared (never mutated);
+            # the larger of two spelt out, not map(max): no call per pend (up to 39)
+            best = sub if best is None \
+                else [a if a >= b else b for a, b in zip(best, sub, strict=True)]
         if best is None:
             best = [NEG] * len(self.pends)
         self.profiles[key] = best
