@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tournament import _become_subreaper, _children, _children_cpu, _reap  # bench/
+from scaling import _become_subreaper, _children, _children_cpu, _reap  # bench/
 
 from arena.games import REGISTRY
 from arena.referee.replay import read_replay
