@@ -36,9 +36,9 @@ import types
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-import msgspec
 import zmq
 
+from arena._msgspec import msgspec  # first: see there (a bot's start-up time)
 from arena.core.faults import FaultKind
 from arena.protocol.codec import WireError, encode
 from arena.protocol.messages import (

@@ -32,6 +32,7 @@ from arena.games.rummy.dp import OutOfBudget, RankDP
 from arena.games.rummy.dp_steps import NEG
 from arena.games.rummy.melds import canonical
 from arena.games.rummy.moves import simple_plays
+from arena.games.rummy.paused_gc import collector_paused
 
 MIRROR_TURN = 1_000
 """States of the first turn of each direction in the feasibility search (`race_mirrored`).
@@ -93,6 +94,7 @@ def search_table(required: Sequence[str], optional: Sequence[str], max_jokers: i
     return value, melds, search.nodes
 
 
+@collector_paused
 def solve(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int, *,
           keep_table: bool = False, node_limit: int | None = None,
           time_limit: float | None = None) -> Solution | None:
@@ -116,6 +118,7 @@ def solve(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int, 
     return Solution(tuple(new_table), placed_cards(table, new_table), value, True, nodes)
 
 
+@collector_paused
 def first_play(hand: Sequence[str], table: Sequence[Sequence[str]], max_jokers: int, *,
                keep_table: bool = False, node_limit: int | None = None) -> Solution | None:
     """Return some legal play, cheap moves first, else the first one a feasibility search
@@ -154,6 +157,7 @@ def aces_high(table: Sequence[Sequence[str]]) -> bool:
     return high > low
 
 
+@collector_paused
 def race_mirrored(required: Sequence[str], optional: Sequence[str], max_jokers: int,
                   node_limit: int | None, *, turn: int = MIRROR_TURN,
                   deadline: float | None = None, downwards_first: bool = False,
