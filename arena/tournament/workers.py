@@ -189,7 +189,10 @@ class Pool:
         self.queue.add(job)
 
     def dispatch(self) -> None:
-        """Hand each idle worker its next game (`Dispatcher`: its home group first)."""
+        """Hand each idle worker its next game (`Dispatcher`: its home group first, the
+        groups of the workers idle together chosen together)."""
+        self.queue.form({index: worker.live for index, worker in self.workers.items()
+                         if worker.job is None})
         for index, worker in self.workers.items():
             if worker.job is not None:
                 continue

@@ -107,17 +107,28 @@ class Outcome:
 
 
 def simulate(jobs: Sequence[Job], workers: int, design: str = "groups",
-             max_bots: int = 8) -> Outcome:
-    """Play `jobs` on `workers` simulated workers with `design` (`groups` or `window`)."""
+             max_bots: int = 8, spread: float = 0.0, draw: int = 0) -> Outcome:
+    """Play `jobs` on `workers` simulated workers with `design` (`groups` or `window`).
+
+    With `spread`, each worker's games and starts take its own multiple of their time,
+    drawn between 1 - spread and 1 + spread: real workers are not equal (a core shared
+    with the coordinator or another worker, an interrupt, a cache), and the dispatch's
+    end, where a worker out of games helps another, depends on who runs out first.
+    `draw` picks another draw of the games' lengths and the workers' speeds (0: the
+    lengths of every earlier figure)."""
     chosen: Design
     if design == "groups":
         dispatcher = Dispatcher(workers)
         for queued in jobs:
             dispatcher.add(queued)
+        # every worker is idle at the start, as in the pool: their groups formed together
+        dispatcher.form({w: () for w in range(workers)})
         chosen = dispatcher
     else:
         chosen = Window(jobs)
     refs = [SimReferee(max_bots) for _ in range(workers)]
+    speeds = random.Random(f"speeds:{draw}")
+    speed = [1 + spread * (2 * speeds.random() - 1) for _ in range(workers)]
     ready: list[tuple[float, int]] = [(0.0, w) for w in range(workers)]
     end = 0.0
     # the old pool handed the first games out as they were queued, one to each worker
@@ -135,7 +146,8 @@ def simulate(jobs: Sequence[Job], workers: int, design: str = "groups",
             continue
         hint = chosen.next_for(w, ref.running | set(job.seating))
         started = ref.play(job.seating, hint.seating if hint else ())
-        heapq.heappush(ready, (now + _duration(job) + START_TIME * started, w))
+        took = (_duration(job, draw) + START_TIME * started) * speed[w]
+        heapq.heappush(ready, (now + took, w))
     return Outcome(sum(r.starts for r in refs), end)
 
 
@@ -146,9 +158,9 @@ def _first(design: Design) -> Job | None:
     return design.queue.popleft() if design.queue else None
 
 
-def _duration(job: Job) -> float:
+def _duration(job: Job, draw: int = 0) -> float:
     """A game's length (mean 1), the same for a game whichever design plays it."""
-    return 0.5 + random.Random(job.seed).random()
+    return 0.5 + random.Random(f"{job.seed}:{draw}" if draw else job.seed).random()
 
 
 def floor_starts(bots: int, size: int, games: int, repeats: int, workers: int) -> int:

@@ -104,6 +104,87 @@ def test_simulated_starts_stay_within_one_bot_per_worker_of_the_floor(repeats: i
     assert simulate(jobs, 14, "window").starts > 70 + 14
 
 
+def test_simulated_starts_stay_within_one_bot_per_worker_of_the_floor_with_unequal_workers(
+) -> None:
+    # workers of unequal speed run out of games at different times: the fast ones even
+    # the groups out early, while every group has tables they hold the bots of, and take
+    # a share, not a game, from a group behind them, so a start is paid once
+    jobs = field_jobs(8)
+    floor = floor_starts(8, 4, len(jobs), 16, 14)
+    for draw in range(1, 6):
+        unequal = simulate(jobs, 14, spread=0.2, draw=draw)
+        assert floor <= unequal.starts <= floor + 14, (draw, unequal)
+
+
+def test_groups_formed_together_need_fewer_bots_than_formed_in_turn() -> None:
+    jobs = field_jobs(8)
+    together, in_turn = Dispatcher(14), Dispatcher(14)
+    for job in jobs:
+        together.add(job)
+        in_turn.add(job)
+    together.form({w: () for w in range(14)})
+    for w in range(14):
+        in_turn.form({w: ()})
+    bots = [sum(len(frozenset().union(*group)) for group in d.groups.values())
+            for d in (together, in_turn)]
+    assert bots[0] < bots[1]
+    assert [sum(len(jobs) for jobs in group.values()) for group in together.groups.values()
+            ] == [80] * 14  # tables swapped between groups only for tables as long
+    handed = [job for games in drain(together, 14).values() for job in games]
+    assert sorted(str(j.key) for j in handed) == sorted(str(j.key) for j in jobs)
+
+
+def four_games(table: tuple[str, ...], round_: int = 1) -> list[Job]:
+    return [Job(GameKey(round_, 0, r), table, r) for r in range(4)]
+
+
+def test_a_game_hinted_to_its_worker_is_never_taken_by_another() -> None:
+    a = ("a", "b", "c", "d")
+    for hinted in (True, False):
+        dispatcher = Dispatcher(2)
+        for job in four_games(a):
+            dispatcher.add(job)
+        first = dispatcher.take(0, ())  # worker 0's group: games 0 and 1 of the table
+        hint = dispatcher.next_for(0, a) if hinted else None
+        taken = [dispatcher.take(1, a), dispatcher.take(1, a)]  # its own two
+        stolen = dispatcher.take(1, a)
+        assert first is not None and [t.key.repeat for t in taken if t] == [2, 3]
+        if hinted:
+            assert hint is not None and hint.key.repeat == 1 and stolen is None
+            assert dispatcher.take(0, a) == hint
+        else:
+            assert stolen is not None and stolen.key.repeat == 1
+
+
+def test_a_worker_out_of_games_takes_a_share_of_a_group_not_one_game() -> None:
+    dispatcher = Dispatcher(2)
+    a, b = ("a", "b", "c", "d"), ("a", "b", "c", "e")
+    for queued in [*four_games(a), *four_games(a, 2), *four_games(b, 3), *four_games(b, 4)]:
+        dispatcher.add(queued)
+    dispatcher.form({0: (), 1: ()})  # worker 0: table a's 8 games, worker 1: b's
+    assert dispatcher.take(1, b) is not None
+    while (job := dispatcher.take(0, a)) is not None and set(job.seating) == set(a):
+        pass
+    # worker 0 ran out: it started e for a share of b's games (7 left, 1 start: 3 of
+    # them, the first played now), which it then plays from its own group
+    assert job is not None and set(job.seating) == set(b)
+    assert sum(len(j) for j in dispatcher.groups[0].values()) == 2
+    assert sum(len(j) for j in dispatcher.groups[1].values()) == 4
+
+
+def test_a_worker_ahead_of_another_plays_its_games_that_need_no_start() -> None:
+    dispatcher = Dispatcher(2)
+    a, b = ("a", "b", "c", "d"), ("e", "f", "g", "h")
+    for job in [*four_games(a), *four_games(b, 2)]:
+        dispatcher.add(job)
+    dispatcher.form({0: (), 1: ()})
+    both = (*a, *b)
+    got = [dispatcher.take(0, both) for _ in range(3)]
+    # 4 against 4 left, then 3 against 4: even; at 2 against 4 it takes b's latest game
+    assert [j.seating for j in got if j] == [a, a, b]
+    assert got[2] is not None and got[2].key == GameKey(2, 0, 3)
+
+
 @pytest.mark.parametrize("bots", [16, 33])
 def test_simulated_starts_in_larger_fields_are_a_fraction_of_the_old_dispatch(
         bots: int) -> None:
