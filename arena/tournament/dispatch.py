@@ -46,10 +46,9 @@ the groups of a large field: ~0.1 s for a 100-bot, 1,650-game round-robin at 14 
 
 START_GAMES = 2
 """What a bot's start costs, in games: a worker takes games from another's group only
-where that group has more than this many games left per start it needs. A Python bot's
-start is ~90 ms of CPU, a benchmark game ~45 ms at 14 workers (and it holds the thief up
-about a game's time). Simulated at 14 workers of speeds within +-20%, 20 draws: 1 -> 2
-is 83.7 -> 82.0 starts for +0.4% on when the last game ends (3: 80.9, +0.8%)."""
+where it gets at least this many games per start they need. A Python bot's start is
+~90 ms of CPU, a benchmark game ~45 ms at 14 workers (and it holds the thief up about a
+game's time)."""
 
 LEND_TABLES = 256
 """How many tables of other groups a worker looks through for one it could play without a
@@ -183,24 +182,24 @@ class Dispatcher:
         the table needing the fewest starts, of the group with the most games left, as
         many games (from the table's far end) as even out the two workers' games left
         counting a start as a game, and never the game its owner was hinted. Only where
-        the group has more than `START_GAMES` games left per start the table needs: else
-        its owner would play them sooner, or for less. Taking a share, not a game, pays a
+        that share holds at least `START_GAMES` games per start the table needs (else
+        its owner plays them sooner, or for less CPU). Taking a share, not a game, pays a
         start once: one game at a time, each idle worker paid the same start for a game of
         the same table (an instrumented run at 14 workers on 2 cores: 11 starts over the
-        home groups' 82)."""
-        best: tuple[tuple[int, int], int, Table] | None = None
+        home groups' 82), and at the very end two starts bought two games."""
+        best: tuple[tuple[int, int], int, Table, int] | None = None
         for other, group in self.groups.items():
             left = sum(len(jobs) for jobs in group.values())
             for table, jobs in group.items():
                 key = (len(table - held), -left)
-                if other != worker and START_GAMES * key[0] < left and self._spare(other, jobs) \
+                share = min(self._spare(other, jobs), math.ceil((left - key[0]) / 2))
+                if other != worker and share >= max(1, START_GAMES * key[0]) \
                         and (best is None or key < best[0]):
-                    best = (key, other, table)
+                    best = (key, other, table, share)
         if best is None:
             return None
-        (starts, minus_left), other, table = best
+        _, other, table, share = best
         jobs = self.groups[other][table]
-        share = min(self._spare(other, jobs), math.ceil((-minus_left - starts) / 2))
         mine = self.groups[worker].setdefault(table, deque())
         for _ in range(share):
             mine.appendleft(jobs.pop())

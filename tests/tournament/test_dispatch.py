@@ -172,6 +172,21 @@ def test_a_worker_out_of_games_takes_a_share_of_a_group_not_one_game() -> None:
     assert sum(len(j) for j in dispatcher.groups[1].values()) == 4
 
 
+def test_a_worker_out_of_games_pays_a_start_only_for_games_enough_to_repay_it() -> None:
+    dispatcher = Dispatcher(2)
+    a, b = ("a", "b", "c", "d"), ("a", "b", "c", "e")
+    for queued in [*four_games(a), *four_games(b, 2)]:
+        dispatcher.add(queued)
+    dispatcher.form({0: (), 1: ()})  # worker 0: table a's 4 games, worker 1: b's
+    assert dispatcher.take(1, b) is not None
+    assert [dispatcher.take(0, a) is not None for _ in range(4)] == [True] * 4
+    # b has 3 games left: a share of 1 (even, counting the start of e as a game), less
+    # than the 2 games a start costs, so worker 0 waits; holding e it would take two
+    assert dispatcher.take(0, a) is None
+    assert dispatcher.take(0, b) is not None
+    assert sum(len(j) for j in dispatcher.groups[0].values()) == 1
+
+
 def test_a_worker_ahead_of_another_plays_its_games_that_need_no_start() -> None:
     dispatcher = Dispatcher(2)
     a, b = ("a", "b", "c", "d"), ("e", "f", "g", "h")
