@@ -23,7 +23,9 @@
   counts (more than the cores show what grows with the count in CPU, not in speed):
   `bench/tournament.py --scaling 16 1,2,4,8,14` (16 games per table: the issue's 1,120
   games). Each row's bot processes started are printed against the floor (no dispatch can
-  start fewer: `dispatch_sim.floor_starts`) and the simulated count.
+  start fewer: `dispatch_sim.floor_starts`) and the simulated count, with equal workers
+  and with workers of speeds within +-20% (a range over draws: where a real run lands;
+  `bench/tournament.py --starts` says, worker by worker, why a real run started more).
 - Bot starts by worker count, simulated without playing (`tests/tournament/dispatch_sim`:
   the pool's dispatch, home groups, against the window it replaced), for the benchmark's
   8-bot field and 16- and 33-bot round-robins (max_bots 8), with the floor and when the
@@ -352,13 +354,14 @@ def scaling(games_per_pairing: int = 1, counts: Sequence[int] = ()) -> None:
                   f"{rate:5.1f} games/s, speed-up x{rate / base_rate:.2f} "
                   f"({rate / base_rate / workers:.0%} of linear; goal >= 80% up to cores - "
                   f"2), CPU per game {1e3 * per_game:.0f} ms{ratios} (goal <= 1.15)")
+            jobs = field_jobs(8, repeats=games_per_pairing)
             _print_shares(run, bases[False], exact, 1e3 * workers * forked / run.games,
                           floor_starts(8, 4, run.games, games_per_pairing, workers),
-                          simulate(field_jobs(8, repeats=games_per_pairing), workers).starts)
+                          simulate(jobs, workers).starts, unequal_starts(jobs, workers))
 
 
 def _print_shares(run: RunCpu, base: RunCpu, exact: bool, starting_ms: float,
-                  floor: int, simulated: int) -> None:
+                  floor: int, simulated: int, unequal: tuple[int, int]) -> None:
     """One row's CPU per game by share, each against the 1-worker run's."""
     each = run.bot_startup / max(1, run.bot_starts)
     print("      per game: " + ", ".join(_share(name, seconds, run.games, was, base.games)
@@ -367,23 +370,34 @@ def _print_shares(run: RunCpu, base: RunCpu, exact: bool, starting_ms: float,
               (f"workers{'' if exact else ' (estimate)'} (starting them: "
                f"{starting_ms:.1f} ms of it)", run.workers, base.workers),
               (f"bot start-ups ({run.bot_starts} processes of {1e3 * each:.0f} ms, floor "
-               f"{floor}, simulated {simulated}; {run.idle_starts} of them never played)",
+               f"{floor}, simulated {simulated}, {unequal[0]}-{unequal[1]} with speeds within "
+               f"+-20%; {run.idle_starts} of them never played)",
                run.bot_startup, base.bot_startup),
               ("bots' games", run.bot_games, base.bot_games),
               ("bots' sandboxes and exits (estimate, from one bot's alone)", run.unseen,
                base.unseen))))
 
 
+def unequal_starts(jobs: Sequence[Job], workers: int, draws: int = 5) -> tuple[int, int]:
+    """The fewest and most bot starts simulated with workers of speeds within +-20%, over
+    `draws` draws of speeds and game lengths (real workers are not equal: a real run
+    lands in that range rather than on the equal workers' count)."""
+    found = [simulate(jobs, workers, spread=0.2, draw=d).starts for d in range(1, draws + 1)]
+    return min(found), max(found)
+
+
 def simulated_starts(repeats: int = 16, counts: Sequence[int] = (1, 2, 4, 8, 14)) -> None:
     """Print the bot processes started by worker count, simulated (no game played): home
-    groups (the pool's) against the window it replaced, with the floor, and when the last
-    game ends (in mean games) for each; round-robins at 4 seats, `max_bots` 8."""
+    groups (the pool's) against the window it replaced, with the floor, the range with
+    workers of unequal speed, and when the last game ends (in mean games) for each;
+    round-robins at 4 seats, `max_bots` 8."""
     for bots in (8, 16, 33):
         jobs = field_jobs(bots, repeats=repeats)
         rows = []
         for workers in counts:
             now, was = simulate(jobs, workers), simulate(jobs, workers, "window")
+            low, high = unequal_starts(jobs, workers)
             rows.append(f"{workers}: {was.starts} -> {now.starts} (floor "
-                        f"{floor_starts(bots, 4, len(jobs), repeats, workers)}; last game "
-                        f"{was.makespan:.0f} -> {now.makespan:.0f})")
+                        f"{floor_starts(bots, 4, len(jobs), repeats, workers)}; +-20% speeds "
+                        f"{low}-{high}; last game {was.makespan:.0f} -> {now.makespan:.0f})")
         print(f"  {bots} bots, {len(jobs)} games, window -> home groups: " + ", ".join(rows))

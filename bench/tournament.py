@@ -6,7 +6,8 @@
 - scaling by worker count (issue 16), pinned and unpinned, with where each count's CPU
   goes, and the bot starts of the dispatch simulated: bench/scaling.py says what and why
   (alone: `bench/tournament.py --scaling [GAMES_PER_TABLE [WORKERS,...]]`, and
-  `bench/tournament.py --dispatch`);
+  `bench/tournament.py --dispatch`); the bot starts of a real run, worker by worker and
+  why (`bench/tournament.py --starts [WORKERS [GAMES_PER_TABLE]]`: bench/starts.py);
 
 - the time to pair one Swiss round of 1000 bots, 2 seats and tables of 4;
 - the share of tables repeating a pair, Swiss against the round-robin design, and the
@@ -32,6 +33,7 @@ import time
 from pathlib import Path
 
 from scaling import scaling, simulated_starts  # bench/scaling.py, next to this script
+from starts import starts as real_starts  # bench/starts.py
 
 from arena.tournament.config import load_config
 from arena.tournament.pairing import History, round_robin, swiss_round
@@ -182,6 +184,9 @@ def main() -> None:
         return
     if sys.argv[1:2] == ["--dispatch"]:  # alone: --dispatch [GAMES_PER_TABLE]
         simulated_starts(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
+        return
+    if sys.argv[1:2] == ["--starts"]:  # alone: --starts [WORKERS [GAMES_PER_TABLE]]
+        real_starts(*(int(a) for a in sys.argv[2:4]))
         return
     if sys.argv[1:2] == ["--scaling"]:  # alone: --scaling [GAMES_PER_PAIRING [WORKERS,...]]
         args = sys.argv[2:]
