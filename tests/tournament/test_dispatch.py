@@ -90,6 +90,21 @@ def test_a_later_batch_goes_to_the_workers_already_running_its_bots() -> None:
     assert [job.seating for job in taken if job is not None] == [b, a]
 
 
+def test_groups_formed_together_follow_the_bots_each_worker_runs() -> None:
+    # a Swiss round queued while every worker is idle: formed in turn, worker 0 (no bots)
+    # would take the first table, a, whose bots worker 1 runs; swapped, each table goes to
+    # the worker running its bots
+    a, b = ("a", "b", "c", "d"), ("e", "f", "g", "h")
+    for held in ({0: (), 1: a}, {0: b, 1: a}):
+        dispatcher = Dispatcher(2)
+        for repeat in range(4):
+            dispatcher.add(Job(GameKey(2, 0, repeat), a, repeat))
+            dispatcher.add(Job(GameKey(2, 1, repeat), b, 10 + repeat))
+        dispatcher.form(held)
+        assert list(dispatcher.groups[0]) == [frozenset(b)]
+        assert list(dispatcher.groups[1]) == [frozenset(a)]
+
+
 @pytest.mark.parametrize("repeats", [4, 16])
 def test_simulated_starts_stay_within_one_bot_per_worker_of_the_floor(repeats: int) -> None:
     # the benchmark's field (8 bots, every 4-subset a table): a group holds its share of
