@@ -124,8 +124,8 @@ class Dispatcher:
 
     def next_for(self, worker: int, live: Iterable[str]) -> Job | None:
         """Name, without taking it, the game `worker` would take next from its own group
-        (a hint to start its bots early; a game from elsewhere is never hinted, since
-        another worker may well take it first)."""
+        (a hint to start its bots early, so no other worker takes that game; a game from
+        elsewhere is never hinted, since another worker may well take it first)."""
         group = self.groups.get(worker)
         if not group:
             self.hinted.pop(worker, None)
