@@ -4,7 +4,8 @@ without playing a game (bench/tournament.py prints it; a test bounds it).
 Each simulated worker holds bots as `arena.referee.Referee` does with `max_bots` (the
 least recently used stopped first, the hinted game's bots started ahead within the
 bound); games last a time drawn from their seed, each start adds to it, and the worker
-that finishes first asks next. `groups` is the pool's dispatch (`Dispatcher`);
+that finishes first asks next (all of them at the start, whose groups are formed together,
+as the pool does). `groups` is the pool's dispatch (`Dispatcher`);
 `window` is the one it replaced (the least starts among the first 64 queued, the first
 games handed out as they were queued), kept here to compare with.
 """
