@@ -18,6 +18,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
@@ -118,6 +119,8 @@ class Referee:
         self._used: dict[str, int] = {}
         """Bot name -> the number of the game it last played in (least recent stops first)."""
         self._games = 0
+        self.waits = StartWaits()
+        """The bot starts games waited for, and how long (the pool weighs a start by it)."""
 
     # -- lifetime ---------------------------------------------------------------------------
 
@@ -288,11 +291,14 @@ class Referee:
     def _launch(self, bots: Sequence[RosterBot], started: Sequence[RosterBot] = ()) -> None:
         """Start the processes together and wait for their handshakes (and for those of
         `started`, processes already started by `_prestart`)."""
+        began = time.monotonic()
         pending = {bot.token: bot for bot in started}
         for bot in bots:
             if self._spawn(bot):
                 pending[bot.token] = bot
+        waited = len(pending)
         refused = self._handshake(pending, time.monotonic() + self.time.startup_ms / 1000)
+        self.waits.add(waited, time.monotonic() - began)
         failed = [*pending.values(), *refused]
         for bot in failed:
             breach = bot.process.breach() if bot.process is not None else None
@@ -479,6 +485,20 @@ class Referee:
             return
         if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
             self._old_sigterm = signal.signal(signal.SIGTERM, _raise_exit)
+
+
+@dataclass
+class StartWaits:
+    """Bot processes a referee's games waited for, and the wall seconds they waited (a
+    start's spawn and handshake; a bot started ahead costs only what was left of its
+    start when its game came)."""
+
+    starts: int = 0
+    seconds: float = 0.0
+
+    def add(self, starts: int, seconds: float) -> None:
+        self.starts += starts
+        self.seconds += seconds
 
 
 def _raise_exit(signum: int, frame: FrameType | None) -> None:

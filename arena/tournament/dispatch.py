@@ -79,6 +79,8 @@ class Dispatcher:
         self._unassigned = 0
         self.hinted: dict[int, Job] = {}
         """The game each worker was last hinted (`next_for`): no other worker steals it."""
+        self.start_games = START_GAMES
+        """What a bot's start costs, in games (`start_cost`: the pool measures it)."""
 
     def __len__(self) -> int:
         return len(self.again) + self._unassigned + sum(
@@ -182,7 +184,7 @@ class Dispatcher:
         the table needing the fewest starts, of the group with the most games left, as
         many games (from the table's far end) as even out the two workers' games left
         counting a start as a game, and never the game its owner was hinted. Only where
-        that share holds at least `START_GAMES` games per start the table needs (else
+        that share holds at least `start_games` games per start the table needs (else
         its owner plays them sooner, or for less CPU). Taking a share, not a game, pays a
         start once: one game at a time, each idle worker paid the same start for a game of
         the same table (an instrumented run at 14 workers on 2 cores: 11 starts over the
@@ -193,7 +195,7 @@ class Dispatcher:
             for table, jobs in group.items():
                 key = (len(table - held), -left)
                 share = min(self._spare(other, jobs), math.ceil((left - key[0]) / 2))
-                if other != worker and share >= max(1, START_GAMES * key[0]) \
+                if other != worker and share >= max(1, self.start_games * key[0]) \
                         and (best is None or key < best[0]):
                     best = (key, other, table, share)
         if best is None:
@@ -211,6 +213,17 @@ class Dispatcher:
         """The games of `jobs` another worker may take: not the one `owner` was hinted
         (its bots may be starting already)."""
         return len(jobs) - (1 if self.hinted.get(owner) is jobs[0] else 0)
+
+
+def start_cost(played: float, games: int, waited: float, starts: int) -> int:
+    """What a bot's start costs, in games, from what a run measured: the wall seconds its
+    games waited for each bot start over a game's seconds without waits; at least
+    `START_GAMES` (a start's CPU). Simulated at 14 workers whose starts hold them up 100
+    games (more workers than cores, pinned): starts 86.9 -> 77.5 and the last
+    game 590 -> 497 games' time with this weight instead of 2 (10 draws)."""
+    if games == 0 or starts == 0 or played <= 0:
+        return START_GAMES
+    return max(START_GAMES, math.ceil(waited / starts / (played / games)))
 
 
 def _regroup(formed: list[tuple[dict[Table, deque[Job]], Table]]) -> None:

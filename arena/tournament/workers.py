@@ -37,7 +37,7 @@ from arena.core.errors import ArenaError
 from arena.core.game import Json
 from arena.core.record import GameRecord
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
-from arena.tournament.dispatch import Dispatcher
+from arena.tournament.dispatch import Dispatcher, start_cost
 from arena.tournament.store import DB_NAME, GameKey, Store
 
 if TYPE_CHECKING:
@@ -54,7 +54,12 @@ Event = tuple[str, int, GameKey | None, Any]
 """(kind, worker index, game, payload). Kinds: `start`, `bots` (payload: the names of the
 bots whose process is alive in that worker, sent before its `done`), `done` (payload: the
 record's JSON), `retry` (payload: what happened, one line), `bundle` (a cluster's worker
-received a bot bundle; payload: its digest); `error` is raised, never returned."""
+received a bot bundle; payload: its digest); `error` is raised, never returned, and `pace`
+(payload: a `Pace`, sent before `done`) is kept by the pool, never returned."""
+
+Pace = tuple[float, int, float]
+"""One game's wall seconds without its waits for bots, the bot starts it waited for, and
+the seconds it waited for them (`Referee.waits`)."""
 
 
 class DiskFull(ArenaError):
@@ -164,6 +169,8 @@ class Pool:
         self.queue = Dispatcher(runner.concurrency)
         self.ready: deque[Event] = deque()
         self.deaths: Counter[GameKey | None] = Counter()
+        self.paces: tuple[float, int, float, int] = (0.0, 0, 0.0, 0)
+        """Games' wall seconds without waits, games, seconds waited for bots, starts."""
 
     def __enter__(self) -> Pool:
         for index in range(self.runner.concurrency):
@@ -242,10 +249,23 @@ class Pool:
             worker.started = True
         elif kind == "bots":
             worker.live = frozenset(payload)
+        elif kind == "pace":
+            self._paced(payload)
+            return
         elif kind == "done":
             worker.job = None
             self.dispatch()
         self.ready.append(event)
+
+    def _paced(self, pace: Pace) -> None:
+        """Weigh a start in games as this run measures them (`start_cost`): where a start
+        holds a worker up for many games (more workers than cores, pinned: seconds, for
+        games of ~25 ms), taking another group's games at the price of a start slows the
+        run as well as costing CPU."""
+        played, starts, waited = pace
+        self.paces = (self.paces[0] + played, self.paces[1] + 1, self.paces[2] + waited,
+                      self.paces[3] + starts)
+        self.queue.start_games = start_cost(*self.paces)
 
     def _died(self, index: int) -> None:
         worker = self.workers.pop(index)
@@ -354,11 +374,13 @@ def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
                     job, upcoming = got
                     key = job.key
                     _send(conn, ("start", index, key, None))
-                    record = _play(ref, store, game, rules, job, out, upcoming)
+                    record, pace = _timed(ref, store, game, rules, job, out, upcoming)
                     if after_store is not None:
                         after_store(str(job.key), out / "replays" / f"{job.key}.jsonl")
                     live = ref.live_bots() if hasattr(ref, "live_bots") else []
                     _send(conn, ("bots", index, None, live))
+                    if pace is not None:
+                        _send(conn, ("pace", index, None, pace))
                     _send(conn, ("done", index, key, record.to_json()))
                     key = None
         finally:
@@ -390,6 +412,19 @@ def _send(conn: Connection, event: Event) -> None:
         conn.send(event)
     except OSError as exc:
         raise _ParentGone from exc
+
+
+def _timed(ref: Any, store: Store, game: str, rules: dict[str, Json], job: Job,
+           out: Path, upcoming: Sequence[str]) -> tuple[GameRecord, Pace | None]:
+    """`_play`, and the game's `Pace` (None from a referee that keeps no `waits`)."""
+    waits = getattr(ref, "waits", None)
+    before = (waits.starts, waits.seconds) if waits is not None else (0, 0.0)
+    began = time.monotonic()
+    record = _play(ref, store, game, rules, job, out, upcoming)
+    if waits is None:
+        return record, None
+    waited = waits.seconds - before[1]
+    return record, (time.monotonic() - began - waited, waits.starts - before[0], waited)
 
 
 def _play(ref: Any, store: Store, game: str, rules: dict[str, Json], job: Job,

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from arena.tournament.dispatch import Dispatcher
+from arena.tournament.dispatch import Dispatcher, start_cost
 from arena.tournament.pairing import round_robin
 from arena.tournament.runner import Job, jobs_of
 
@@ -108,7 +108,8 @@ class Outcome:
 
 
 def simulate(jobs: Sequence[Job], workers: int, design: str = "groups",
-             max_bots: int = 8, spread: float = 0.0, draw: int = 0) -> Outcome:
+             max_bots: int = 8, spread: float = 0.0, draw: int = 0,
+             start_time: float = START_TIME) -> Outcome:
     """Play `jobs` on `workers` simulated workers with `design` (`groups` or `window`).
 
     With `spread`, each worker's games and starts take its own multiple of their time,
@@ -116,7 +117,8 @@ def simulate(jobs: Sequence[Job], workers: int, design: str = "groups",
     with the coordinator or another worker, an interrupt, a cache), and the dispatch's
     end, where a worker out of games helps another, depends on who runs out first.
     `draw` picks another draw of the games' lengths and the workers' speeds (0: the
-    lengths of every earlier figure)."""
+    lengths of every earlier figure). `start_time`: how long a start holds its worker up,
+    in mean games; the dispatch weighs a start by it as the pool does (`start_cost`)."""
     chosen: Design
     if design == "groups":
         dispatcher = Dispatcher(workers)
@@ -132,6 +134,7 @@ def simulate(jobs: Sequence[Job], workers: int, design: str = "groups",
     speed = [1 + spread * (2 * speeds.random() - 1) for _ in range(workers)]
     ready: list[tuple[float, int]] = [(0.0, w) for w in range(workers)]
     end = 0.0
+    paces: tuple[float, int, float, int] = (0.0, 0, 0.0, 0)
     # the old pool handed the first games out as they were queued, one to each worker
     fresh = set(range(workers)) if isinstance(chosen, Window) else set()
     while ready:
@@ -147,8 +150,11 @@ def simulate(jobs: Sequence[Job], workers: int, design: str = "groups",
             continue
         hint = chosen.next_for(w, ref.running | set(job.seating))
         started = ref.play(job.seating, hint.seating if hint else ())
-        took = (_duration(job, draw) + START_TIME * started) * speed[w]
-        heapq.heappush(ready, (now + took, w))
+        game, wait = _duration(job, draw) * speed[w], start_time * started * speed[w]
+        if isinstance(chosen, Dispatcher):
+            paces = (paces[0] + game, paces[1] + 1, paces[2] + wait, paces[3] + started)
+            chosen.start_games = start_cost(*paces)
+        heapq.heappush(ready, (now + game + wait, w))
     return Outcome(sum(r.starts for r in refs), end)
 
 

@@ -113,7 +113,9 @@ def test_the_next_games_bots_start_during_this_game_and_are_used(
                  sandbox=SandboxPolicy(SandboxMode.NONE)) as referee:
         referee.play("machiavelli", {}, 1, ["a", "b"], upcoming=["b", "c"])
         assert sorted(referee.live_bots()) == ["a", "b", "c"]  # c started ahead
+        assert referee.waits.starts == 2 and referee.waits.seconds > 0  # a's and b's
         record = referee.play("machiavelli", {}, 2, ["b", "c"])
+        assert referee.waits.starts == 3  # what was left of c's start, when its game came
     assert all(seat.forfeit is None for seat in record.seats)
     assert record.details.get("alarms") is None  # its early hello raised nothing
     starts = [r.getMessage() for r in caplog.records if "started pid" in r.getMessage()]

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from arena.tournament.dispatch import Dispatcher
+from arena.tournament.dispatch import START_GAMES, Dispatcher, start_cost
 from arena.tournament.runner import Job, Runner
 from arena.tournament.store import GameKey
+from tests.tournament import dispatch_sim
 from tests.tournament.dispatch_sim import field_jobs, floor_starts, simulate
 from tests.tournament.fakes import FakeReferee
 from tests.tournament.test_runner import config, outcomes, pin_salt
@@ -213,6 +214,27 @@ def test_a_worker_ahead_of_another_plays_its_games_that_need_no_start() -> None:
     # 4 against 4 left, then 3 against 4: even; at 2 against 4 it takes b's latest game
     assert [j.seating for j in got if j] == [a, a, b]
     assert got[2] is not None and got[2].key == GameKey(2, 0, 3)
+
+
+def test_a_start_weighs_what_it_held_games_up_and_never_less_than_its_cpu() -> None:
+    assert start_cost(0.0, 0, 0.0, 0) == START_GAMES  # nothing measured yet
+    assert start_cost(10.0, 100, 0.5, 10) == START_GAMES  # a start shorter than a game
+    assert start_cost(2.5, 100, 50.0, 20) == 100  # 2.5 s a start, 25 ms a game
+
+
+def test_where_starts_hold_workers_up_many_games_a_worker_starts_bots_only_for_many(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # more workers than cores, pinned: a start holds its worker up ~100 games' time; with
+    # that weight workers help each other only with games that need no start, which
+    # starts fewer bots and ends sooner than a start weighed as 2 games
+    jobs = field_jobs(8)
+    floor = floor_starts(8, 4, len(jobs), 16, 14)
+    measured = [simulate(jobs, 14, spread=0.2, draw=d, start_time=100) for d in (1, 2, 3)]
+    monkeypatch.setattr(dispatch_sim, "start_cost", lambda *measures: START_GAMES)
+    fixed = [simulate(jobs, 14, spread=0.2, draw=d, start_time=100) for d in (1, 2, 3)]
+    for now, was in zip(measured, fixed, strict=True):
+        assert floor <= now.starts <= floor + 14 and now.starts < was.starts
+        assert now.makespan < was.makespan
 
 
 @pytest.mark.parametrize("bots", [16, 33])
