@@ -25,6 +25,7 @@ from arena.referee.replay import read_replay
 from arena.report import plots, tables
 from arena.report.catalogue import catalogue
 from arena.report.data import GameEntry, RunData, slug
+from arena.report.gamelist import LIST_FILE, PAGE_ROWS, list_data, list_script, listing
 from arena.report.ladder import history_series
 from arena.report.viewdata import (
     DATA,
@@ -78,22 +79,24 @@ def copy_assets(out: Path) -> None:
         (target / name).write_bytes((folder / name).read_bytes())
 
 
-def build_report(run: RunData, out: Path, on_view: ViewProgress | None = None) -> Built:
+def build_report(run: RunData, out: Path, on_view: ViewProgress | None = None,
+                 page_rows: int = PAGE_ROWS) -> Built:
     """Write the report of a tournament run into `out` (created; pages replaced), telling
-    `on_view` of each game whose views it has to make.
+    `on_view` of each game whose views it has to make; the game lists show `page_rows`
+    games a page (`arena.report.gamelist`).
 
     Raises:
         ArenaError: `out` cannot be written.
     """
     try:
-        return _build(run, out, on_view or (lambda done, total: None))
+        return _build(run, out, on_view or (lambda done, total: None), page_rows)
     except OSError as exc:
         where = f" ({exc.filename})" if exc.filename else ""
         raise ArenaError(f"cannot write the report in {out}: {exc.strerror or exc}"
                          f"{where}") from None
 
 
-def _build(run: RunData, out: Path, on_view: ViewProgress) -> Built:
+def _build(run: RunData, out: Path, on_view: ViewProgress, page_rows: int) -> Built:
     out.mkdir(parents=True, exist_ok=True)
     copy_assets(out)
     built = Built(out)
@@ -106,12 +109,19 @@ def _build(run: RunData, out: Path, on_view: ViewProgress) -> Built:
     _page(env, out / "index.html", "index.html.j2", built, root="", **common,
           standings=tables.standing_rows(run.table, pages), ladder=_ladder_rows(run, pages),
           crosstable=tables.crosstable(run.table), plot=_main_plot(run))
-    _page(env, out / "games.html", "games.html.j2", built, root="", **common)
+    # a ladder's organiser looks for last night's games first
+    newest = run.ladder is not None
+    _page(env, out / "games.html", "games.html.j2", built, root="", **common,
+          listing=listing(run.games, page_rows, newest))
+    (out / DATA).mkdir(exist_ok=True)
+    write_whole(out / DATA / LIST_FILE, list_script(list_data(run.games, pages, viewable)))
     (out / "bots").mkdir(exist_ok=True)
+    by_bot = _games_by_bot(run.games)
     for row in run.table.rows:
-        games = [g for g in run.games if g.seat_of(row.bot) is not None]
+        games = by_bot.get(row.bot, [])
         _page(env, out / pages[row.bot], "bot.html.j2", built, root="../", **common, row=row,
-              games=games, seats=tables.by_seat(row.bot, games, _places(run)),
+              listing=listing(games, page_rows, newest, row.bot),
+              seats=tables.by_seat(row.bot, games, _places(run)),
               faults=tables.bot_faults(row.bot, games),
               plot=_bot_plot(run, row.bot))
     _page(env, out / "viewer.html", "viewer.html.j2", built, root="", title=run.name,
@@ -148,6 +158,15 @@ def _bot_plot(run: RunData, entry: str) -> str | None:
                None)
     return None if bot is None else plots.history_chart(
         history_series(run.ladder.history, bot), "ladder run")
+
+
+def _games_by_bot(games: Sequence[GameEntry]) -> dict[str, list[GameEntry]]:
+    """Each bot's games in play order (one pass, where a pass per bot cost O(bots x games))."""
+    out: dict[str, list[GameEntry]] = {}
+    for game in games:
+        for bot in dict.fromkeys(s.bot for s in game.seats):
+            out.setdefault(bot, []).append(game)
+    return out
 
 
 def _places(run: RunData) -> int:
