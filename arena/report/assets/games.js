@@ -171,7 +171,9 @@
     try {
       var url = new URL(window.location.href);
       FILTERS.forEach(function (name) {
-        if (choice(name)) { url.searchParams.set(name, choice(name)); }
+        var field = form[name];
+        var usual = field.tagName === "SELECT" && field.selectedOptions[0].defaultSelected;
+        if (choice(name) && !usual) { url.searchParams.set(name, choice(name)); }
         else { url.searchParams.delete(name); }
       });
       if (form.faults.checked) { url.searchParams.set("faults", "1"); }
