@@ -69,6 +69,7 @@ bench: $(STAMP) bytecode
 	$(BIN)/python bench/processes.py --quick
 	$(BIN)/python bench/ladder.py
 	$(BIN)/python bench/report.py --quick
+	$(BIN)/python bench/gamelists.py --quick
 
 # The report and viewer tests run a real browser: Debian's chromium, driven by Playwright
 # (pointed at it, so `playwright install` never downloads one). Without root or apt-get it

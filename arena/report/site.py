@@ -126,9 +126,6 @@ def _build(run: RunData, out: Path, on_view: ViewProgress, page_rows: int) -> Bu
               plot=_bot_plot(run, row.bot))
     _page(env, out / "viewer.html", "viewer.html.j2", built, root="", title=run.name,
           back="index.html", games=True)
-    listed = [{"key": g.key, "label": " | ".join(s.bot for s in g.seats)}
-              for g in run.games if g.key in viewable]
-    write_script(out / DATA / "games.js", "arenaGames", json.dumps(listed, ensure_ascii=True))
     write_script(out / DATA / "catalogue.js", "arenaCatalogue",
                   json.dumps(catalogue(run.game_id), ensure_ascii=True))
     return built

@@ -4,8 +4,10 @@ first page of rows, and games.js drawing any page with the filters applied over 
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -187,3 +189,25 @@ def test_a_bots_page_lists_exactly_its_games(page: Any, big: Path, small: Path) 
     both = [g.key for g in run.games if g.seat_of(bot) and g.seat_of(other)]
     assert 0 < len(both) < len(mine)
     assert keys_shown(page) == both[:PAGE_ROWS]
+
+
+def test_the_viewer_offers_the_games_near_the_one_shown(page: Any, small: Path,
+                                                       tmp_path: Path) -> None:
+    """With every game's views at hand (the small run's, copied under the long run's keys),
+    the viewer's game selector holds the hundred games either side of the one shown."""
+    run = synthetic(load_run(small))
+    made = small / "report" / DATA
+    out = tmp_path / "report"
+    games = []
+    for game, base in zip(run.games, itertools.cycle(load_run(small).games), strict=False):
+        shutil.copytree(made / base.key, out / DATA / game.key)
+        games.append(replace(game, replay=base.replay))
+    build_report(replace(run, games=tuple(games)), out)
+    shown = games[150]
+    page.goto((out / "viewer.html").as_uri() + f"?game={shown.key}&view=public")
+    page.wait_for_selector("#board .seat")
+    offered = page.locator("#game option").evaluate_all("els => els.map(e => e.value)")
+    assert offered == [g.key for g in games[50:251]]
+    assert page.locator("#game").input_value() == shown.key
+    label = " | ".join(s.bot for s in shown.seats)
+    assert page.locator("#game option:checked").inner_text() == f"{shown.key}: {label}"

@@ -23,10 +23,21 @@
   var index = 0;
   var timer = null;
 
-  var games = [];
+  var games = [];       // {key, label} of each game with viewer data, in play order
+  var NEARBY = 100;     // the selector offers this many games either side of this one
   window.arenaCatalogue = function (data) { catalogue = data || {}; };
-  // the report's list of games (data/games.js), for the game selector; absent for arena view
-  window.arenaGames = function (list) { games = list || []; };
+  // the report's game list (data/list.js, laid out in arena/report/gamelist.py), for the
+  // game selector; absent for arena view
+  window.arenaList = function (data) {
+    games = [];
+    data.rows.forEach(function (row) {
+      if (!row[5]) { return; }  // no viewer data
+      var end = Array.isArray(row[row.length - 1]) ? row.length - 1 : row.length;
+      var names = [];
+      for (var at = 6; at < end; at += 3) { names.push(data.bots[row[at]][0]); }
+      games.push({key: "r" + row[0] + "-t" + row[1] + "-g" + row[2], label: names.join(" | ")});
+    });
+  };
   var packed = {};
   // a view file calls arenaView(name, base64 of the gzip-compressed JSON): ten times smaller
   window.arenaView = function (name, data) { packed[name] = data; };
@@ -146,7 +157,9 @@
   function fillGames() {
     var select = $("game");
     if (!games.length) { select.parentNode.hidden = true; return; }
-    games.forEach(function (g) {
+    // a season's ladder has 100,000 games: a selector of them all would take seconds
+    var at = Math.max(0, games.findIndex(function (g) { return g.key === gameKey; }));
+    games.slice(Math.max(0, at - NEARBY), at + NEARBY + 1).forEach(function (g) {
       select.appendChild(el("option", {value: g.key, text: g.key + ": " + g.label}));
     });
     select.value = gameKey;
