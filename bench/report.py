@@ -10,7 +10,10 @@ measured in the same run.
   stored) and the report at its end (pages only), against it; and, before, the report at
   the end making every game's viewer data itself (`arena report` on the first run);
 - build: making the whole report from nothing, and rebuilding it (viewer data reused),
-  against re-simulating every replay once (what `arena verify` does at least);
+  against re-simulating every replay once (what `arena verify` does at least); the
+  rebuild with each game's views found current by the stamp's quick check (the replay's
+  size and time) against hashing every replay (before);
+- the game lists of 100,000 games: bench/gamelists.py;
 - opening (when Debian's chromium and Playwright are here): the index, the game list and
   the viewer against an empty page, each loaded from file:// in a headless browser.
 
@@ -30,15 +33,17 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from unittest.mock import patch
 
 from scaling import _become_subreaper, _children, _children_cpu, _reap  # bench/
 
 from arena.games import REGISTRY
 from arena.referee.replay import read_replay
 from arena.referee.review import check_replay
+from arena.report import site
 from arena.report.data import load_run
 from arena.report.site import build_report
-from arena.report.viewdata import DATA, pack, read_view
+from arena.report.viewdata import DATA, STAMP, digest, pack, read_view
 
 
 def tournament(games_per_pairing: int) -> str:
@@ -61,6 +66,14 @@ def view_sizes(report: Path) -> tuple[int, int]:
         now += file.stat().st_size
         before += len(f"arenaView({json.dumps(file.stem)},{pack(view)});\n")
     return now, before
+
+
+def hashing(folder: Path, replay: Path) -> bool:
+    """The stamp's check before its quick one: every replay read and hashed."""
+    try:
+        return (folder / STAMP).read_text().split()[0] == digest(replay)
+    except (OSError, IndexError):
+        return False
 
 
 def command(*args: str) -> tuple[float, float]:
@@ -140,6 +153,8 @@ def main_() -> None:
         shutil.rmtree(report)
         build = timed(lambda: build_report(load_run(run), report))
         rebuild = timed(lambda: build_report(load_run(run), report))
+        with patch.object(site, "is_current", hashing):
+            hashed = timed(lambda: build_report(load_run(run), report))
         files = [p for p in report.rglob("*") if p.is_file()]
         pages = size([p for p in files if p.suffix == ".html"])
         data = size([p for p in files if "data" in p.parts])
@@ -155,7 +170,8 @@ def main_() -> None:
               f"{(pages + data + assets) / 1e6:.2f} MB against "
               f"{(pages + data - views + whole + assets) / 1e6:.2f} MB")
         print(f"build {build:.2f} s ({build / verify:.2f} x re-simulating every replay, "
-              f"{verify:.2f} s); rebuild {rebuild:.2f} s ({rebuild / verify:.2f} x)")
+              f"{verify:.2f} s); rebuild {rebuild:.2f} s ({rebuild / verify:.2f} x), "
+              f"against {hashed:.2f} s hashing every replay (before): {rebuild / hashed:.2f} x")
         opened = open_times(report, replays[0].stem)
         if opened is None:
             print("opening: no chromium/playwright here (make browser)")

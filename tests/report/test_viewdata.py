@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import shutil
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from rich.console import Console
 
 from arena.cli import main
 from arena.cli import report as cli_report
+from arena.report import viewdata
 from arena.report.data import load_run
 from arena.report.viewdata import DATA, STAMP, ViewsHook, ensure_views, is_current, unpack
 from arena.tournament.config import load_config
@@ -128,3 +130,39 @@ def test_a_report_elsewhere_copies_the_runs_current_views(finished_run: Path,
         assert unpack((copy / "seat0.js").read_text())["seat"] == 0
         if game != stale:
             assert (copy / "seat1.js").read_bytes() == (data / game.stem / "seat1.js").read_bytes()
+
+
+def test_a_refresh_reads_no_unchanged_replay(finished_run: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stamp whose size and time match its replay is trusted without hashing it (a
+    ladder's nightly report would hash every replay of the season)."""
+    replay, folder = tmp_path / "game.jsonl", tmp_path / "views"
+    shutil.copyfile(sorted((finished_run / "replays").glob("*.jsonl"))[0], replay)
+    ensure_views(replay, folder)
+
+    def no_hashing(path: Path) -> str:
+        raise AssertionError(f"{path} read and hashed")
+
+    monkeypatch.setattr(viewdata, "digest", no_hashing)
+    assert is_current(folder, replay)
+    assert ensure_views(replay, folder) == 0
+
+
+def test_a_replay_changed_in_the_stamps_clock_tick_is_hashed(finished_run: Path,
+                                                             tmp_path: Path) -> None:
+    """Same size, and the time the stamp records: trusted only if older than the stamp."""
+    replay, folder = tmp_path / "game.jsonl", tmp_path / "views"
+    shutil.copyfile(sorted((finished_run / "replays").glob("*.jsonl"))[0], replay)
+    ensure_views(replay, folder)
+    stamp = folder / STAMP
+    text = replay.read_text()
+    replay.write_text(text.replace('"seat":0', '"seat":1', 1))  # same size, other game
+    tick = stamp.stat().st_mtime_ns
+    os.utime(replay, ns=(tick, tick))
+    digest = stamp.read_text().split()[0]
+    stamp.write_text(f"{digest} {replay.stat().st_size} {tick}\n")
+    os.utime(stamp, ns=(tick, tick))
+    assert not is_current(folder, replay)
+    replay.write_text(text)
+    os.utime(replay, ns=(tick, tick))
+    assert is_current(folder, replay)  # hashed: the digest is the stamp's
