@@ -160,8 +160,10 @@
     document.getElementById("page").value = page;
     document.getElementById("page").max = pages();
     document.getElementById("pages").textContent = pages();
-    document.getElementById("range").textContent = shown.length
-      ? "games " + (start + 1) + "\u2013" + (start + shown.length) : "";
+    var range = shown.length ? "games " + (start + 1) + "\u2013" + (start + shown.length) : "";
+    Array.prototype.forEach.call(document.querySelectorAll(".pager .range"), function (span) {
+      span.textContent = range;
+    });
     remember();
   }
 
@@ -215,15 +217,18 @@
     fixed = table.dataset.bot ? botIndex(table.dataset.bot) : null;
     total = fixed === null ? data.rows.length
       : data.rows.filter(function (row) { return plays(row, fixed); }).length;
-    document.getElementById("pager").hidden = total <= pageRows;
+    var pagers = document.querySelectorAll(".pager");
     recall();
     matched = filter();
     draw();
     form.addEventListener("change", refilter);
     form.game.addEventListener("input", refilter);
-    document.getElementById("pager").addEventListener("click", function (event) {
-      var button = event.target.closest("button");
-      if (button) { go(button.dataset.go); }
+    Array.prototype.forEach.call(pagers, function (pager) {
+      pager.hidden = total <= pageRows;  // a list of one page looks as it always did
+      pager.addEventListener("click", function (event) {
+        var button = event.target.closest("button");
+        if (button) { go(button.dataset.go); }
+      });
     });
     document.getElementById("page").addEventListener("change", function (event) {
       event.stopPropagation();
