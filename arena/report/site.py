@@ -122,7 +122,7 @@ def _build(run: RunData, out: Path, on_view: ViewProgress, page_rows: int) -> Bu
         _page(env, out / pages[row.bot], "bot.html.j2", built, root="../", **common, row=row,
               listing=listing(games, page_rows, newest, row.bot),
               seats=tables.by_seat(row.bot, games, _places(run)),
-              faults=tables.bot_faults(row.bot, games),
+              faults=_newest(tables.bot_faults(row.bot, games), newest, page_rows),
               plot=_bot_plot(run, row.bot))
     _page(env, out / "viewer.html", "viewer.html.j2", built, root="", title=run.name,
           back="index.html", games=True)
@@ -155,6 +155,14 @@ def _bot_plot(run: RunData, entry: str) -> str | None:
                None)
     return None if bot is None else plots.history_chart(
         history_series(run.ladder.history, bot), "ladder run")
+
+
+def _newest(faults: list[tables.BotFault], newest_first: bool,
+            rows: int) -> tuple[list[tables.BotFault], int]:
+    """The faults a bot's page lists (the first `rows`, in the game list's order), and how
+    many it has in all: a bot that times out now and then over a season has thousands."""
+    ordered = faults[::-1] if newest_first else faults
+    return ordered[:rows], len(faults)
 
 
 def _games_by_bot(games: Sequence[GameEntry]) -> dict[str, list[GameEntry]]:

@@ -210,3 +210,27 @@ def test_the_viewer_offers_the_games_near_the_one_shown(page: Any, small: Path,
     assert page.locator("#game").input_value() == shown.key
     label = " | ".join(s.bot for s in shown.seats)
     assert page.locator("#game option:checked").inner_text() == f"{shown.key}: {label}"
+
+
+def test_a_bots_page_lists_its_first_faults_and_leads_to_the_rest(
+        page: Any, small: Path, tmp_path: Path) -> None:
+    run = synthetic(load_run(small))
+    bot = run.games[0].seats[0].bot
+    faulty = []
+    for game in run.games:
+        seat = game.seat_of(bot)
+        if seat is not None:
+            game = replace(game, faults=(Fault(seat.seat, FaultKind.TIMEOUT, "late", 1),))
+        faulty.append(game)
+    out = tmp_path / "report"
+    build_report(replace(run, games=tuple(faulty)), out, page_rows=20)
+    mine = [g.key for g in faulty if g.seat_of(bot) is not None]
+    page.goto(next((out / "bots").glob(f"*-{bot}.html")).as_uri())
+    listed = page.locator("[data-testid=faults] tbody tr td:first-child").all_inner_texts()
+    assert listed == mine[:20]
+    assert page.locator("[data-testid=more-faults]").inner_text() == \
+        f"The first 20 of {len(mine)} faults and forfeits: the games with faults list them all."
+    page.click("[data-testid=more-faults] a")
+    page.wait_for_url("**faults=1**")
+    assert page.locator("input[name=faults]").is_checked()
+    assert page.locator("#shown").inner_text() == f"{len(mine)} of {len(mine)} games"
