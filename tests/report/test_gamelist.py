@@ -234,3 +234,16 @@ def test_a_bots_page_lists_its_first_faults_and_leads_to_the_rest(
     page.wait_for_url("**faults=1**")
     assert page.locator("input[name=faults]").is_checked()
     assert page.locator("#shown").inner_text() == f"{len(mine)} of {len(mine)} games"
+
+
+def test_without_its_data_a_list_keeps_the_rows_it_holds_and_says_so(
+        browser: Any, small: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    shutil.copytree(small / "report", out)
+    (out / DATA / LIST_FILE).unlink()
+    page = browser.new_page()
+    page.goto((out / "games.html").as_uri())
+    assert page.locator("#list-missing").is_visible()
+    assert keys_shown(page) == [g.key for g in load_run(small).games]
+    assert page.locator("#pager").is_hidden()
+    page.close()
