@@ -46,10 +46,6 @@ class Listing:
     bot: str = ""
     """The bot whose games the list holds; empty for every game."""
 
-    @property
-    def order(self) -> str:
-        return "new" if self.newest_first else "old"
-
 
 def listing(games: Sequence[GameEntry], page_rows: int, newest_first: bool,
             bot: str = "") -> Listing:

@@ -115,6 +115,8 @@ def _build(run: RunData, out: Path, on_view: ViewProgress, page_rows: int) -> Bu
           listing=listing(run.games, page_rows, newest))
     (out / DATA).mkdir(exist_ok=True)
     write_whole(out / DATA / LIST_FILE, list_script(list_data(run.games, pages, viewable)))
+    # the viewer's own list of every game, which reports before list.js wrote
+    (out / DATA / "games.js").unlink(missing_ok=True)
     (out / "bots").mkdir(exist_ok=True)
     by_bot = _games_by_bot(run.games)
     for row in run.table.rows:
@@ -122,7 +124,7 @@ def _build(run: RunData, out: Path, on_view: ViewProgress, page_rows: int) -> Bu
         _page(env, out / pages[row.bot], "bot.html.j2", built, root="../", **common, row=row,
               listing=listing(games, page_rows, newest, row.bot),
               seats=tables.by_seat(row.bot, games, _places(run)),
-              faults=_newest(tables.bot_faults(row.bot, games), newest, page_rows),
+              faults=_first_faults(tables.bot_faults(row.bot, games), newest, page_rows),
               plot=_bot_plot(run, row.bot))
     _page(env, out / "viewer.html", "viewer.html.j2", built, root="", title=run.name,
           back="index.html", games=True)
@@ -157,7 +159,7 @@ def _bot_plot(run: RunData, entry: str) -> str | None:
         history_series(run.ladder.history, bot), "ladder run")
 
 
-def _newest(faults: list[tables.BotFault], newest_first: bool,
+def _first_faults(faults: list[tables.BotFault], newest_first: bool,
             rows: int) -> tuple[list[tables.BotFault], int]:
     """The faults a bot's page lists (the first `rows`, in the game list's order), and how
     many it has in all: a bot that times out now and then over a season has thousands."""
