@@ -164,6 +164,9 @@ def test_any_page_is_drawn_and_filters_apply_over_every_page(page: Any, big: Pat
     page.uncheck("input[name=faults]")
     page.select_option("select[name=round]", "62")
     assert keys_shown(page) == [f"r62-t{t}-g0" for t in range(4)]
+    assert page.url.endswith("games.html?round=62")  # kept in the address: reloaded, ...
+    page.reload()
+    assert keys_shown(page) == [f"r62-t{t}-g0" for t in range(4)]  # ... the same list
     page.select_option("select[name=round]", "")
     page.fill("input[name=game]", "r61-t2")
     assert keys_shown(page) == ["r61-t2-g0"]

@@ -188,7 +188,9 @@
       if (form.faults.checked) { url.searchParams.set("faults", "1"); }
       else { url.searchParams.delete("faults"); }
       if (page > 1) { url.searchParams.set("page", page); } else { url.searchParams.delete("page"); }
-      window.history.replaceState(null, "", url.toString());
+      if (url.toString() !== window.location.href) {
+        window.history.replaceState(null, "", url.toString());
+      }
     } catch (ignored) { /* the address is a convenience */ }
   }
 
