@@ -106,8 +106,11 @@ def report_done(built: Built, seconds: float) -> None:
     """Print where the report is, and each game it could not make a viewer for."""
     for problem in built.problems:
         err_console.print(f"[yellow]warning: no viewer for {problem}[/]")
-    console.print(f"Report: {built.index} ({built.pages} pages, {built.views} views written, "
-                  f"{built.reused} games reused, {seconds:.1f} s)")
+    # the path whole on its own line, never folded, however long (it is copied into a
+    # browser), the figures below it: together they ran past 80 columns and broke mid-figure
+    console.print(f"Report: {built.index}", soft_wrap=True, markup=False, highlight=False)
+    console.print(f"  {built.pages} pages, {built.views} views written, {built.reused} games "
+                  f"reused, {seconds:.1f} s")
 
 
 @click.command(short_help="Write the replay viewer for FILE (a replay .jsonl) and open it.")

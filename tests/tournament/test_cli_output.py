@@ -53,11 +53,16 @@ def test_a_piped_run_prints_a_line_per_game_then_whole_names(
                for line in progress)
     final = [line.rstrip() for line in lines].index("long: final standings (5 games)")
     assert final > lines.index(progress[-1])  # the progress came before the table
-    table = lines[final:]
+    report = next(i for i, line in enumerate(lines) if line.startswith("Report: "))
+    table = lines[final:report]
     assert all(len(line) <= 80 for line in table)
     for name in LONG:  # each name whole on its own row, never "builtin-rand…"
         assert any(f" {name} " in line for line in table), name
     assert "…" not in result.output
+    # the report's path whole on its line, however long; its figures on the next, whole
+    assert lines[report] == f"Report: {tmp_path / 'out' / 'report' / 'index.html'}"
+    assert lines[report + 1].startswith("  ") and lines[report + 1].endswith(" s")
+    assert len(lines[report + 1]) <= 80
 
 
 def test_a_name_too_long_for_80_columns_wraps_instead_of_being_cut() -> None:
