@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -33,6 +32,8 @@ from dataclasses import replace
 from io import BytesIO
 from pathlib import Path
 from typing import Any
+
+from report import headless_page  # bench/
 
 BEFORE = "8d4665f178d3b335aa5f26d5d8e3d9ad289dc134"
 """The last commit whose game lists were every game as a row of HTML."""
@@ -121,23 +122,15 @@ def browse(report: Path, repeats: int) -> dict[str, float] | None:
     """Seconds to open games.html and a bot page, filter by a bot and reach the last
     page (drawn and painted; the median of `repeats`), or None without chromium and
     Playwright."""
-    chromium = shutil.which("chromium")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        return None
-    if chromium is None:
-        return None
     runs: dict[str, list[float]] = {}
     bot = sorted((report / "bots").glob("*.html"))[0]
-    with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        page = browser.new_page()
+    with headless_page() as page:
+        if page is None:
+            return None
         page.set_default_timeout(0)  # an old page of 70 MB takes what it takes
         for _ in range(repeats):
             for name, seconds in _visit(page, report, bot).items():
                 runs.setdefault(name, []).append(seconds)
-        browser.close()
     return {name: sorted(times)[len(times) // 2] for name, times in runs.items()}
 
 

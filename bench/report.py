@@ -31,8 +31,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from unittest.mock import patch
 
 from scaling import _become_subreaper, _children, _children_cpu, _reap  # bench/
@@ -94,22 +96,35 @@ def timed(action: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
-def open_times(report: Path, game: str) -> dict[str, float] | None:
-    """Seconds to load each page (median of 3) in headless chromium, or None without it."""
+@contextmanager
+def headless_page() -> Iterator[Any | None]:
+    """A page of headless chromium (Debian's, driven by Playwright), closed after; None
+    where either is missing."""
     chromium = shutil.which("chromium")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        return None
+        chromium = None
     if chromium is None:
-        return None
+        yield None
+        return
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            yield browser.new_page()
+        finally:
+            browser.close()
+
+
+def open_times(report: Path, game: str) -> dict[str, float] | None:
+    """Seconds to load each page (median of 3) in headless chromium, or None without it."""
     (report / "blank.html").write_text("<!doctype html><title>blank</title>")
     pages = {"empty page": "blank.html", "index": "index.html", "games": "games.html",
              "viewer": f"viewer.html?game={game}&view=seat0"}
     out: dict[str, float] = {}
-    with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        page = browser.new_page()
+    with headless_page() as page:
+        if page is None:
+            return None
         for name, address in pages.items():
             runs = []
             for _ in range(3):
@@ -120,7 +135,6 @@ def open_times(report: Path, game: str) -> dict[str, float] | None:
                     page.wait_for_selector("#board .seat")
                 runs.append(time.perf_counter() - started)
             out[name] = sorted(runs)[1]
-        browser.close()
     return out
 
 
