@@ -36,9 +36,8 @@ import types
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-import zmq
-
 from arena._msgspec import msgspec  # first: see there (a bot's start-up time)
+from arena._zmtp import Link, LinkClosed, dial
 from arena.core.faults import FaultKind
 from arena.protocol.codec import WireError, encode
 from arena.protocol.messages import (
@@ -52,12 +51,15 @@ from arena.protocol.messages import (
     Welcome,
 )
 
+if TYPE_CHECKING:
+    import zmq
+
 Json = Any
 """A JSON-ready value, as `arena.core.game.Json` (not imported from there: the engine
 contract's dataclasses would add to every Python bot's start-up)."""
 
 __all__ = ["Bot", "Error", "GameOver", "GameStart", "Request", "Strategy", "connect",
-           "decode_message", "run", "start_game"]
+           "decode_message", "open_link", "run", "start_game"]
 
 
 if TYPE_CHECKING:  # a request built by hand holds parsed values
@@ -237,22 +239,67 @@ def _where(argv: Sequence[str] | None) -> tuple[str, str]:
 
 def connect(name: str, version: str = "", argv: Sequence[str] | None = None,
             ) -> tuple[zmq.Socket[bytes], Welcome]:
-    """Connect a DEALER, say hello and return the socket with the referee's welcome.
+    """Connect a pyzmq DEALER, say hello and return the socket with the referee's welcome:
+    for a bot that wants a ZeroMQ socket of its own (`run` talks through `open_link`).
 
     Raises:
         SystemExit: the referee refused the handshake.
     """
     endpoint, token = _where(argv)
-    socket: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
-    socket.setsockopt(zmq.LINGER, 1000)
-    socket.connect(endpoint)
-    socket.send(encode(Hello(token=token, name=name, version=version,
-                             protocol=PROTOCOL_VERSION)))
-    reply = decode_message(socket.recv())
+    socket = _zmq_dealer(endpoint)
+    return socket, _hello(_ZmqLink(socket, socket.send), name, version, token)
+
+
+def open_link(name: str, version: str = "", argv: Sequence[str] | None = None,
+              ) -> tuple[Link, Welcome]:
+    """Connect to the referee, say hello and return the connection with its welcome.
+
+    The connection is `arena._zmtp`'s DEALER (no pyzmq in the bot: a cheaper start and
+    round trip) for `ipc://` and `tcp://` endpoints, a pyzmq DEALER for any other.
+
+    Raises:
+        SystemExit: the referee could not be reached or refused the handshake.
+    """
+    endpoint, token = _where(argv)
+    try:
+        link: Link | None = dial(endpoint)
+    except (LinkClosed, OSError) as exc:
+        raise SystemExit(f"{name}: cannot reach the referee at {endpoint}: {exc}") from None
+    if link is None:
+        socket = _zmq_dealer(endpoint)
+        link = _ZmqLink(socket, _compiled_send(socket))
+    return link, _hello(link, name, version, token)
+
+
+def _hello(link: Link, name: str, version: str, token: str) -> Welcome:
+    try:
+        link.send(encode(Hello(token=token, name=name, version=version,
+                               protocol=PROTOCOL_VERSION)))
+        reply = decode_message(link.recv())
+    except LinkClosed as exc:
+        raise SystemExit(f"{name}: handshake refused: {exc}") from None
     if not isinstance(reply, Welcome):
         detail = reply.detail if isinstance(reply, Error) else type(reply).__name__
         raise SystemExit(f"{name}: handshake refused: {detail}")
-    return socket, reply
+    return reply
+
+
+def _zmq_dealer(endpoint: str) -> zmq.Socket[bytes]:
+    import zmq  # only here: see arena/_zmtp.py (a bot's start-up time)
+
+    socket: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 1000)
+    socket.connect(endpoint)
+    return socket
+
+
+class _ZmqLink:
+    """A pyzmq DEALER as a `Link` (endpoints other than ipc and tcp)."""
+
+    def __init__(self, socket: zmq.Socket[bytes], send: Callable[[bytes], object]) -> None:
+        self.recv: Callable[[], bytes] = socket.recv
+        self.send = send
+        self.close = socket.close
 
 
 def _compiled_send(socket: zmq.Socket[bytes]) -> Callable[[bytes], object]:
@@ -260,6 +307,8 @@ def _compiled_send(socket: zmq.Socket[bytes]) -> Callable[[bytes], object]:
     around the compiled send that only adds draft sockets' `routing_id` and `group`; each
     action sent through the compiled one saves that call: 0.6 us with cold caches (after 150 us
     of engine work, pinned, 3 runs; 0.3 us warm)."""
+    import zmq
+
     return cast(Callable[[bytes], object], types.MethodType(zmq.backend.Socket.send, socket))
 
 
@@ -281,9 +330,9 @@ def run(bot: Bot | Strategy, name: str, version: str = "",
     """Play games until the referee says `shutdown` (then the objects alive are frozen for
     the cyclic collector, which makes the interpreter's exit cheaper: `gc.freeze`)."""
     player = bot if isinstance(bot, Bot) else _FunctionBot(bot)
-    socket, _ = connect(name, version, argv)
+    link, _ = open_link(name, version, argv)
     encode_action = msgspec.json.Encoder().encode
-    recv, send = socket.recv, _compiled_send(socket)
+    recv, send = link.recv, link.send
     try:
         while True:
             message = decode_message(recv())
@@ -298,5 +347,7 @@ def run(bot: Bot | Strategy, name: str, version: str = "",
             elif isinstance(message, Shutdown):
                 _freeze_for_exit()
                 return
+    except LinkClosed as exc:  # the referee is gone without a shutdown: nothing to play for
+        raise SystemExit(f"{name}: {exc}") from None
     finally:
-        socket.close(linger=100)
+        link.close(linger=100)

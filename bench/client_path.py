@@ -137,14 +137,17 @@ def path(module: ModuleType, frames: list[bytes], busy_s: float,
     """Run a client module over `frames`; return each request's time, frame in -> action
     out."""
     socket = StandIn(frames, busy_s, work)
-    connect, compiled = module.connect, getattr(module, "_compiled_send", None)
-    setattr(module, "connect", lambda *args, **kwargs: (socket, None))  # noqa: B010
-    if compiled is not None:  # the stand-in is no ZeroMQ socket: its own send is the one
+    # arena.client talks through open_link; a version from before it through connect and
+    # the compiled send (--compare with an older arena/client.py)
+    seam = "open_link" if hasattr(module, "open_link") else "connect"
+    opened, compiled = getattr(module, seam), getattr(module, "_compiled_send", None)
+    setattr(module, seam, lambda *args, **kwargs: (socket, None))
+    if seam == "connect" and compiled is not None:  # the stand-in is no ZeroMQ socket
         setattr(module, "_compiled_send", lambda stand_in: stand_in.send)  # noqa: B010
     try:
         module.run(random_bot.act, name="random", version="1.0")
     finally:
-        setattr(module, "connect", connect)  # noqa: B010
+        setattr(module, seam, opened)
         if compiled is not None:
             setattr(module, "_compiled_send", compiled)  # noqa: B010
         gc.unfreeze()  # run() froze this process's objects at shutdown, as a bot's exit

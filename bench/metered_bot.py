@@ -35,8 +35,7 @@ def _report() -> None:
 
 def main() -> None:
     # Registered before the bot's imports: exit handlers run last-registered first, so the
-    # bot's own (ZeroMQ's context termination) are counted; only the interpreter's
-    # teardown after them is not.
+    # bot's own are counted; only the interpreter's teardown after them is not.
     atexit.register(_report)
     # the client of the checkout this bench belongs to, not whichever arena is installed:
     # a bench run from another checkout then measures that checkout's bots
@@ -46,10 +45,10 @@ def main() -> None:
     script = sys.argv[1]
     sys.argv = sys.argv[1:]
     sys.path.insert(0, script.rsplit("/", 1)[0])
-    connect = arena.client.connect
+    open_link = arena.client.open_link
 
     def metered(*args: Any, **kwargs: Any) -> Any:
-        got = connect(*args, **kwargs)
+        got = open_link(*args, **kwargs)
         _startup.append(_cpu())
         return got
 
@@ -59,7 +58,7 @@ def main() -> None:
         _games[0] += 1
         return start_game(*args, **kwargs)
 
-    arena.client.connect = metered
+    arena.client.open_link = metered
     arena.client.start_game = counted
     runpy.run_path(script, run_name="__main__")
 

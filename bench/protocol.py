@@ -115,31 +115,27 @@ TIMED_BOT = """
 import atexit, json, os, statistics, sys, time
 sys.path.insert(0, sys.argv[1])
 MARK = sys.argv[2]
-import msgspec
-import zmq
+import arena._zmtp as zmtp
 import arena.client as client
 import random_bot
 wall, cpu, decode = [], [], []
 mark = [0.0, 0.0]
-real_sender, real_recv, real_decode = client._compiled_send, zmq.Socket.recv, client.decode_message
+real_send, real_recv, real_decode = zmtp.Dealer.send, zmtp.Dealer.recv, client.decode_message
 def timed_decode(frame):
     start = time.perf_counter()
     message = real_decode(frame)
     decode.append(time.perf_counter() - start)
     return message
-def recv(self, *args, **kwargs):
-    frame = real_recv(self, *args, **kwargs)
+def recv(self):
+    frame = real_recv(self)
     mark[0], mark[1] = time.perf_counter(), time.thread_time()
     return frame
-def sender(socket):
-    real_send = real_sender(socket)
-    def send(data):
-        if mark[0]:
-            wall.append(time.perf_counter() - mark[0])
-            cpu.append(time.thread_time() - mark[1])
-        return real_send(data)
-    return send
-client.decode_message, zmq.Socket.recv, client._compiled_send = timed_decode, recv, sender
+def send(self, data):
+    if mark[0]:
+        wall.append(time.perf_counter() - mark[0])
+        cpu.append(time.thread_time() - mark[1])
+    return real_send(self, data)
+client.decode_message, zmtp.Dealer.recv, zmtp.Dealer.send = timed_decode, recv, send
 def report():
     if wall:  # to stderr, which the referee keeps in the bot's log: the sandbox hides the rest
         print(MARK + json.dumps({"wall": statistics.median(wall), "cpu": statistics.median(cpu),

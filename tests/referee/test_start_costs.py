@@ -153,7 +153,10 @@ class _Frames:
         self.frozen_while_playing = max(self.frozen_while_playing, gc.get_freeze_count())
         return self.frames.pop(0)
 
-    def close(self, linger: int = 0) -> None:
+    def send(self, frame: bytes) -> None:
+        return None
+
+    def close(self, linger: int | None = None) -> None:
         return None
 
 
@@ -163,7 +166,7 @@ def test_a_bot_freezes_its_objects_for_the_exit_only_after_shutdown(
     frames = _Frames([encode(GameOver(seat=0, termination="completed", placings=[1, 2],
                                       scores=[3, 1], forfeited=[], events=[])),
                       encode(Shutdown(reason="done"))])
-    monkeypatch.setattr(client, "connect", lambda *args: (frames, None))
+    monkeypatch.setattr(client, "open_link", lambda *args: (frames, None))
     gc.unfreeze()
     try:
         client.run(lambda request: None, name="frozen")

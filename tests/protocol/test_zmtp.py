@@ -1,0 +1,187 @@
+"""The Python client's own DEALER (`arena._zmtp`, ZMTP 3.0 over one stream socket) against the
+referee's kind of socket: a libzmq ROUTER through pyzmq."""
+
+from __future__ import annotations
+
+import random
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import zmq
+
+from arena import _zmtp, client
+from arena.protocol import Hello, Shutdown, Welcome, decode_bot, encode
+from tests.conditions import wait_until
+
+
+@pytest.fixture(params=["ipc", "tcp"])
+def router(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[zmq.Socket[bytes]]:
+    context = zmq.Context()
+    socket: zmq.Socket[bytes] = context.socket(zmq.ROUTER)
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.setsockopt(zmq.RCVTIMEO, 30_000)  # a hang fails the test instead of stalling it
+    socket.bind(f"ipc://{tmp_path}/r.sock" if request.param == "ipc" else "tcp://127.0.0.1:0")
+    yield socket
+    socket.close()
+    context.term()
+
+
+def endpoint(socket: zmq.Socket[bytes]) -> str:
+    return socket.getsockopt_string(zmq.LAST_ENDPOINT)
+
+
+def test_frames_of_every_size_class_cross_both_ways_intact(router: zmq.Socket[bytes]) -> None:
+    dealer = _zmtp.dial(endpoint(router))
+    assert dealer is not None
+    rng = random.Random(23)
+    sizes = [0, 1, 254, 255, 256, 257, 65_535, 65_536, 200_003, 3 << 20,
+             *(rng.randrange(70_000) for _ in range(40))]
+    frames = [rng.randbytes(size) for size in sizes]
+    dealer.send(b"first")
+    peer, first = router.recv_multipart()
+    assert first == b"first"  # one frame: a DEALER adds no delimiter
+    for frame in frames:
+        router.send_multipart([peer, frame])
+    assert [dealer.recv() for _ in frames] == frames
+    for frame in frames:
+        dealer.send(frame)
+    assert [router.recv_multipart() for _ in frames] == [[peer, frame] for frame in frames]
+    dealer.close()
+
+
+def test_the_parts_of_a_multipart_message_come_one_by_one_as_from_pyzmq(
+        router: zmq.Socket[bytes]) -> None:
+    dealer = _zmtp.dial(endpoint(router))
+    assert dealer is not None
+    dealer.send(b"hi")
+    peer, _ = router.recv_multipart()
+    router.send_multipart([peer, b"a", b"b" * 300, b"c"])
+    assert [dealer.recv(), dealer.recv(), dealer.recv()] == [b"a", b"b" * 300, b"c"]
+    dealer.close()
+
+
+def test_a_closed_referee_ends_the_link_with_a_reason(router: zmq.Socket[bytes]) -> None:
+    dealer = _zmtp.dial(endpoint(router))
+    assert dealer is not None
+    dealer.send(b"hi")
+    router.recv_multipart()
+    router.close()
+    with pytest.raises(_zmtp.LinkClosed, match="closed the connection"):
+        dealer.recv()
+    dealer.close()
+
+
+def test_a_curve_referee_is_refused_by_name(tmp_path: Path) -> None:
+    context = zmq.Context()
+    server: zmq.Socket[bytes] = context.socket(zmq.ROUTER)
+    server.setsockopt(zmq.LINGER, 0)
+    _, secret = zmq.curve_keypair()
+    server.curve_secretkey = secret
+    server.curve_server = True
+    server.bind(f"ipc://{tmp_path}/curve.sock")
+    try:
+        # libzmq may hang up before its whole greeting (which names CURVE) is read
+        with pytest.raises(_zmtp.LinkClosed, match="CURVE"):
+            _zmtp.dial(f"ipc://{tmp_path}/curve.sock")
+    finally:
+        server.close()
+        context.term()
+
+
+def test_an_endpoint_that_is_no_router_is_refused(tmp_path: Path) -> None:
+    context = zmq.Context()
+    other: zmq.Socket[bytes] = context.socket(zmq.DEALER)
+    other.setsockopt(zmq.LINGER, 0)
+    other.bind(f"ipc://{tmp_path}/dealer.sock")
+    try:
+        with pytest.raises(_zmtp.LinkClosed, match="DEALER socket, not the referee's ROUTER"):
+            _zmtp.dial(f"ipc://{tmp_path}/dealer.sock")
+    finally:
+        other.close()
+        context.term()
+
+
+def test_a_bot_started_before_its_referee_waits_for_the_endpoint(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    where = f"ipc://{tmp_path}/late.sock"
+    got: list[_zmtp.Dealer | None] = []
+    dialing = threading.Thread(target=lambda: got.append(_zmtp.dial(where)), daemon=True)
+    dialing.start()
+    seen: list[str] = []
+
+    def said_waiting() -> bool:
+        seen.append(capsys.readouterr().err)
+        return "waiting" in "".join(seen)
+
+    wait_until(said_waiting, "the dealer says it waits")
+    context = zmq.Context()
+    late: zmq.Socket[bytes] = context.socket(zmq.ROUTER)
+    late.setsockopt(zmq.LINGER, 0)
+    late.bind(where)
+    try:
+        dialing.join()
+        assert got and got[0] is not None
+        got[0].send(b"here")
+        assert late.recv_multipart()[1] == b"here"
+        got[0].close()
+    finally:
+        late.close()
+        context.term()
+    assert f"waiting for the referee at {where}" in "".join(seen)
+
+
+@pytest.mark.parametrize(("given", "expected"), [
+    ("ipc:///run/arena/referee.sock", "/run/arena/referee.sock"),
+    ("ipc://@arena-x", "\0arena-x"),
+    ("tcp://127.0.0.1:40123", ("127.0.0.1", 40123)),
+    ("tcp://[::1]:5555", ("::1", 5555)),
+    ("tcp://bots.example.org:7", ("bots.example.org", 7)),
+    ("tcp://*:5555", None),  # a bind address, not one to connect to
+    ("tcp://eth0;10.0.0.1:5555", None),  # a source address: left to libzmq
+    ("tcp://127.0.0.1", None),
+    ("inproc://x", None),
+    ("ws://127.0.0.1:80", None),
+    ("/run/arena/referee.sock", None),
+])
+def test_endpoints_it_speaks_and_those_it_leaves_to_pyzmq(
+        given: str, expected: object) -> None:
+    assert _zmtp.address(given) == expected
+
+
+def referee_side(socket: zmq.Socket[bytes], out: list[object]) -> None:
+    """Answer one hello with a welcome, then say shutdown."""
+    peer, frame = socket.recv_multipart()
+    out.append(decode_bot(frame))
+    socket.send_multipart([peer, encode(Welcome(protocol=1, name="b", max_message_bytes=1 << 20))])
+    socket.send_multipart([peer, encode(Shutdown(reason="done"))])
+
+
+@pytest.mark.parametrize("through", ["zmtp", "pyzmq"])
+def test_open_link_says_hello_through_either_connection(
+        router: zmq.Socket[bytes], through: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if through == "pyzmq":  # as for an endpoint arena._zmtp does not speak
+        monkeypatch.setattr(client, "dial", lambda where: None)
+    seen: list[object] = []
+    referee = threading.Thread(target=referee_side, args=(router, seen), daemon=True)
+    referee.start()
+    link, welcome = client.open_link("b", "1", ["--endpoint", endpoint(router), "--token", "t"])
+    referee.join()
+    assert isinstance(link, _zmtp.Dealer) == (through == "zmtp")
+    assert welcome.name == "b"
+    assert isinstance(seen[0], Hello) and seen[0].token == "t"
+    assert isinstance(client.decode_message(link.recv()), Shutdown)
+    link.close(linger=100)
+
+
+def test_the_client_imports_neither_pyzmq_nor_socket() -> None:
+    # ~15 ms of CPU at every Python bot's start (arena/_zmtp.py)
+    import subprocess
+
+    code = ("import sys, arena.client; print(sorted(m for m in ('zmq', 'socket') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
