@@ -52,7 +52,10 @@ absolute terms (a cross-core wake-up each way) and shift with what other users r
 either CPU; read the ratios. Both pinned placements print what each thread of every process
 was allowed to run on, read from /proc during the run. Measured (6 runs each, load 5-5.5,
 pyzmq's compiled send in the referee and the client): `--pin 0,1` b/a 1.10-1.32, b/a''
-0.94-1.05; `--pin 1` b/a 1.24-1.46, b/a'' 1.01-1.30.
+0.94-1.05; `--pin 1` b/a 1.24-1.46, b/a'' 1.01-1.30. With the client's own DEALER
+(arena/_zmtp.py; (a) is still pyzmq on both sides), another machine, load 0.6: `--pin 1`
+b/a 1.03-1.24 over 3 runs (the pyzmq client in the same hour: 1.23), `--pin 0,1` 1.09-1.10
+(1.05); games/s of four Python bots at `--pin 1` 55-60 (51.6).
 
 Run: `.venv/bin/python bench/protocol.py [--games N] [--rounds R] [--sandbox on|off]
 [--bot python|c] [--pin CPU|A,B]`. Prints figures; asserts nothing. On a loaded machine run it
