@@ -26,7 +26,10 @@ from __future__ import annotations
 import _socket
 import sys
 import time
-from typing import Any, Protocol
+
+TYPE_CHECKING = False  # not typing's: the stdio bridge imports this module without typing
+if TYPE_CHECKING:
+    from typing import Any
 
 SIGNATURE = b"\xff" + bytes(8) + b"\x7f"
 GREETING = SIGNATURE + b"\x03\x00" + b"NULL".ljust(20, b"\x00") + b"\x00" + bytes(31)
@@ -41,22 +44,6 @@ RETRY_S = 0.05
 
 class LinkClosed(ConnectionError):
     """The referee closed the connection, or refused the handshake at the ZMTP level."""
-
-
-class Link(Protocol):
-    """What `arena.client.run` needs of a connection: whole frames in and out."""
-
-    def send(self, frame: bytes) -> object:
-        """Send one frame (one message)."""
-        ...
-
-    def recv(self) -> bytes:
-        """Return the next frame, waiting for it."""
-        ...
-
-    def close(self, linger: int | None = None) -> None:
-        """End the connection."""
-        ...
 
 
 def command(name: bytes, properties: dict[bytes, bytes]) -> bytes:
@@ -107,6 +94,7 @@ class Dealer:
         """
         self._sock = sock
         self._buf = b""
+        self._missing = CHUNK
         try:
             self._handshake()
         except BaseException:
@@ -167,25 +155,40 @@ class Dealer:
         """Close the socket: what was sent is already with the kernel, which delivers it."""
         self._sock.close()
 
+    def fileno(self) -> int:
+        """The socket's descriptor, to poll beside others (see `ready`)."""
+        return self._sock.fileno()
+
+    def ready(self) -> list[bytes]:
+        """Read once (for a caller whose poll said the socket is readable) and return the
+        message frames complete now, perhaps none."""
+        self._buf += self._read(CHUNK)
+        frames = []
+        while (got := self._take()) is not None:
+            if not got[0] & COMMAND:
+                frames.append(got[1])
+        return frames
+
     def _frame(self) -> tuple[int, bytes]:
+        while (got := self._take()) is None:
+            self._buf += self._read(self._missing)
+        return got
+
+    def _take(self) -> tuple[int, bytes] | None:
+        """The next frame if the buffer holds all of it (else `_missing` says how much more
+        to read: a long frame is then read at once, not in chunks)."""
         buf = self._buf
-        while True:
-            have = len(buf)
-            if have >= 2:
-                flags = buf[0]
-                if not flags & LONG:
-                    end = 2 + buf[1]
-                    if have >= end:
-                        self._buf = buf[end:]
-                        return flags, buf[2:end]
-                elif have >= 9:
-                    end = 9 + int.from_bytes(buf[1:9], "big")
-                    if have >= end:
-                        self._buf = buf[end:]
-                        return flags, buf[9:end]
-                    buf += self._read(end - have)  # a long frame: read it all at once
-                    continue
-            buf += self._read(CHUNK)
+        have = len(buf)
+        self._missing = CHUNK
+        if have < 2 or (buf[0] & LONG and have < 9):
+            return None
+        start, end = (9, 9 + int.from_bytes(buf[1:9], "big")) if buf[0] & LONG \
+            else (2, 2 + buf[1])
+        if have < end:
+            self._missing = end - have
+            return None
+        self._buf = buf[end:]
+        return buf[0], buf[start:end]
 
     def _exact(self, size: int) -> bytes:
         while len(self._buf) < size:

@@ -34,10 +34,10 @@ import random
 import sys
 import types
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from arena._msgspec import msgspec  # first: see there (a bot's start-up time)
-from arena._zmtp import Link, LinkClosed, dial
+from arena._zmtp import LinkClosed, dial
 from arena.core.faults import FaultKind
 from arena.protocol.codec import WireError, encode
 from arena.protocol.messages import (
@@ -53,6 +53,23 @@ from arena.protocol.messages import (
 
 if TYPE_CHECKING:
     import zmq
+
+
+class Link(Protocol):
+    """What `run` needs of a connection to the referee: whole frames in and out
+    (`arena._zmtp.Dealer`, or a pyzmq DEALER for endpoints it does not speak)."""
+
+    def send(self, frame: bytes) -> object:
+        """Send one frame (one message)."""
+        ...
+
+    def recv(self) -> bytes:
+        """Return the next frame, waiting for it."""
+        ...
+
+    def close(self, linger: int | None = None) -> None:
+        """End the connection."""
+        ...
 
 Json = Any
 """A JSON-ready value, as `arena.core.game.Json` (not imported from there: the engine

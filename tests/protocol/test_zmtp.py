@@ -14,7 +14,7 @@ import zmq
 
 from arena import _zmtp, client
 from arena.protocol import Hello, Shutdown, Welcome, decode_bot, encode
-from tests.conditions import wait_until
+from tests.conditions import PATIENCE_S, wait_until
 
 
 @pytest.fixture(params=["ipc", "tcp"])
@@ -22,7 +22,7 @@ def router(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[zmq.Socke
     context = zmq.Context()
     socket: zmq.Socket[bytes] = context.socket(zmq.ROUTER)
     socket.setsockopt(zmq.LINGER, 0)
-    socket.setsockopt(zmq.RCVTIMEO, 30_000)  # a hang fails the test instead of stalling it
+    socket.setsockopt(zmq.RCVTIMEO, int(PATIENCE_S * 1000))  # a hang fails, not stalls
     socket.bind(f"ipc://{tmp_path}/r.sock" if request.param == "ipc" else "tcp://127.0.0.1:0")
     yield socket
     socket.close()
@@ -60,6 +60,29 @@ def test_the_parts_of_a_multipart_message_come_one_by_one_as_from_pyzmq(
     peer, _ = router.recv_multipart()
     router.send_multipart([peer, b"a", b"b" * 300, b"c"])
     assert [dealer.recv(), dealer.recv(), dealer.recv()] == [b"a", b"b" * 300, b"c"]
+    dealer.close()
+
+
+def test_ready_returns_whole_frames_as_they_complete(router: zmq.Socket[bytes]) -> None:
+    # the stdio bridge polls the socket beside the bot's pipe and reads what is there
+    import select
+
+    dealer = _zmtp.dial(endpoint(router))
+    assert dealer is not None
+    dealer.send(b"hi")
+    peer, _ = router.recv_multipart()
+    frames = [b"small", bytes(300_000), b"", b"last"]
+    for frame in frames:
+        router.send_multipart([peer, frame])
+    poller = select.poll()
+    poller.register(dealer.fileno(), select.POLLIN)
+    got: list[bytes] = []
+    reads = 0
+    while len(got) < len(frames):
+        assert poller.poll(PATIENCE_S * 1000), "the socket never became readable"
+        got += dealer.ready()
+        reads += 1
+    assert got == frames and reads > 1  # the long frame took several reads
     dealer.close()
 
 
