@@ -3,8 +3,8 @@ referee's kind of socket: a libzmq ROUTER through pyzmq."""
 
 from __future__ import annotations
 
+import contextlib
 import random
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,16 +17,29 @@ from arena.protocol import Hello, Shutdown, Welcome, decode_bot, encode
 from tests.conditions import PATIENCE_S, wait_until
 
 
-@pytest.fixture(params=["ipc", "tcp"])
-def router(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[zmq.Socket[bytes]]:
+@contextlib.contextmanager
+def bound(kind: int, where: str, curve: bool = False) -> Iterator[zmq.Socket[bytes]]:
+    """A socket of `kind` bound at `where` (a CURVE server with `curve`), closed after."""
     context = zmq.Context()
-    socket: zmq.Socket[bytes] = context.socket(zmq.ROUTER)
+    socket: zmq.Socket[bytes] = context.socket(kind)
     socket.setsockopt(zmq.LINGER, 0)
     socket.setsockopt(zmq.RCVTIMEO, int(PATIENCE_S * 1000))  # a hang fails, not stalls
-    socket.bind(f"ipc://{tmp_path}/r.sock" if request.param == "ipc" else "tcp://127.0.0.1:0")
-    yield socket
-    socket.close()
-    context.term()
+    if curve:
+        socket.curve_secretkey = zmq.curve_keypair()[1]
+        socket.curve_server = True
+    socket.bind(where)
+    try:
+        yield socket
+    finally:
+        socket.close()
+        context.term()
+
+
+@pytest.fixture(params=["ipc", "tcp"])
+def router(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[zmq.Socket[bytes]]:
+    where = f"ipc://{tmp_path}/r.sock" if request.param == "ipc" else "tcp://127.0.0.1:0"
+    with bound(zmq.ROUTER, where) as socket:
+        yield socket
 
 
 def endpoint(socket: zmq.Socket[bytes]) -> str:
@@ -98,33 +111,16 @@ def test_a_closed_referee_ends_the_link_with_a_reason(router: zmq.Socket[bytes])
 
 
 def test_a_curve_referee_is_refused_by_name(tmp_path: Path) -> None:
-    context = zmq.Context()
-    server: zmq.Socket[bytes] = context.socket(zmq.ROUTER)
-    server.setsockopt(zmq.LINGER, 0)
-    _, secret = zmq.curve_keypair()
-    server.curve_secretkey = secret
-    server.curve_server = True
-    server.bind(f"ipc://{tmp_path}/curve.sock")
-    try:
+    with bound(zmq.ROUTER, f"ipc://{tmp_path}/curve.sock", curve=True):
         # libzmq may hang up before its whole greeting (which names CURVE) is read
         with pytest.raises(_zmtp.LinkClosed, match="CURVE"):
             _zmtp.dial(f"ipc://{tmp_path}/curve.sock")
-    finally:
-        server.close()
-        context.term()
 
 
 def test_an_endpoint_that_is_no_router_is_refused(tmp_path: Path) -> None:
-    context = zmq.Context()
-    other: zmq.Socket[bytes] = context.socket(zmq.DEALER)
-    other.setsockopt(zmq.LINGER, 0)
-    other.bind(f"ipc://{tmp_path}/dealer.sock")
-    try:
+    with bound(zmq.DEALER, f"ipc://{tmp_path}/dealer.sock"):
         with pytest.raises(_zmtp.LinkClosed, match="DEALER socket, not the referee's ROUTER"):
             _zmtp.dial(f"ipc://{tmp_path}/dealer.sock")
-    finally:
-        other.close()
-        context.term()
 
 
 def test_a_bot_started_before_its_referee_waits_for_the_endpoint(
@@ -140,19 +136,12 @@ def test_a_bot_started_before_its_referee_waits_for_the_endpoint(
         return "waiting" in "".join(seen)
 
     wait_until(said_waiting, "the dealer says it waits")
-    context = zmq.Context()
-    late: zmq.Socket[bytes] = context.socket(zmq.ROUTER)
-    late.setsockopt(zmq.LINGER, 0)
-    late.bind(where)
-    try:
+    with bound(zmq.ROUTER, where) as late:
         dialing.join()
         assert got and got[0] is not None
         got[0].send(b"here")
         assert late.recv_multipart()[1] == b"here"
         got[0].close()
-    finally:
-        late.close()
-        context.term()
     assert f"waiting for the referee at {where}" in "".join(seen)
 
 
@@ -197,14 +186,3 @@ def test_open_link_says_hello_through_either_connection(
     assert isinstance(seen[0], Hello) and seen[0].token == "t"
     assert isinstance(client.decode_message(link.recv()), Shutdown)
     link.close(linger=100)
-
-
-def test_the_client_imports_neither_pyzmq_nor_socket() -> None:
-    # ~15 ms of CPU at every Python bot's start (arena/_zmtp.py)
-    import subprocess
-
-    code = ("import sys, arena.client; print(sorted(m for m in ('zmq', 'socket') "
-            "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip() == "[]"

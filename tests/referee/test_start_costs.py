@@ -79,10 +79,11 @@ def test_each_bots_own_directories_are_resolved_once(tmp_path: Path,
     assert len(resolved) == 3  # one per bot, not one per bot for each start
 
 
-def test_a_python_bot_imports_neither_the_records_nor_argparse() -> None:
-    # each is CPU at every Python bot's start; a bot started by the referee needs neither
+def test_a_python_bot_imports_neither_the_records_nor_argparse_nor_pyzmq() -> None:
+    # each is CPU at every Python bot's start; a bot started by the referee needs none
+    # (pyzmq and socket: ~15 ms, arena/_zmtp.py)
     code = ("import sys, arena.client; print(sorted(m for m in ('dataclasses', 'argparse', "
-            "'arena.core.game', 'arena.core.record') if m in sys.modules))")
+            "'arena.core.game', 'arena.core.record', 'zmq', 'socket') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
