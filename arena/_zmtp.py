@@ -102,25 +102,22 @@ class Dealer:
             raise
 
     def _handshake(self) -> None:
+        unsent: OSError | None = None
         try:
             self._sock.sendall(GREETING + command(b"READY", {b"Socket-Type": b"DEALER",
                                                              b"Identity": b""}))
-        except OSError as exc:
-            raise LinkClosed(f"the referee's connection is gone ({exc})") from None
+        except OSError as exc:  # a peer that hung up at once may still have said what it is
+            unsent = exc
         try:
             greeting = self._exact(64)
         except LinkClosed as exc:  # libzmq hangs up on a mechanism it was not set up for
-            greeting = self._buf
-            if len(greeting) < 32:
-                raise LinkClosed(f"{exc} during the ZeroMQ handshake (a referee that asks "
-                                 "for CURVE or PLAIN security, which arena.client does not "
-                                 "speak, does this)") from None
-        if greeting[0] != 0xFF or greeting[9] != 0x7F or greeting[10] < 3:
-            raise LinkClosed(f"the peer does not speak ZMTP 3: {greeting[:12]!r}")
-        mechanism = greeting[12:32].rstrip(b"\x00")
-        if mechanism != b"NULL":
-            raise LinkClosed(f"the referee asks for {mechanism.decode(errors='replace')} "
-                             "security, which arena.client does not speak")
+            _check_greeting(self._buf)  # names the mechanism if that much arrived
+            raise LinkClosed(f"{exc} during the ZeroMQ handshake (a referee that asks for "
+                             "CURVE or PLAIN security, which arena.client does not speak, "
+                             "does this)") from None
+        _check_greeting(greeting)
+        if unsent is not None:
+            raise LinkClosed(f"the referee's connection is gone ({unsent})")
         while True:
             flags, body = self._frame()
             if not flags & COMMAND or not body:
@@ -204,6 +201,22 @@ class Dealer:
         if not chunk:
             raise LinkClosed("the referee closed the connection")
         return chunk
+
+
+def _check_greeting(greeting: bytes) -> None:
+    """Refuse a peer's greeting (or as much of it as came) that is not ZMTP 3 with NULL
+    security.
+
+    Raises:
+        LinkClosed: with what is wrong.
+    """
+    if len(greeting) >= 11 and (greeting[0] != 0xFF or greeting[9] != 0x7F
+                                or greeting[10] < 3):
+        raise LinkClosed(f"the peer does not speak ZMTP 3: {greeting[:12]!r}")
+    mechanism = greeting[12:32].rstrip(b"\x00")
+    if len(greeting) >= 32 and mechanism != b"NULL":
+        raise LinkClosed(f"the referee asks for {mechanism.decode(errors='replace')} "
+                         "security, which arena.client does not speak")
 
 
 def address(endpoint: str) -> str | tuple[str, int] | None:

@@ -123,6 +123,31 @@ def test_an_endpoint_that_is_no_router_is_refused(tmp_path: Path) -> None:
             _zmtp.dial(f"ipc://{tmp_path}/dealer.sock")
 
 
+@pytest.mark.parametrize(("says", "refusal"), [
+    (b"HTTP/1.1 400 Bad Request\r\n\r\n" + bytes(40), "does not speak ZMTP 3"),
+    (b"", "during the ZeroMQ handshake"),  # closed, or reset (our greeting unread)
+])
+def test_a_peer_that_is_no_zeromq_socket_is_refused(tmp_path: Path, says: bytes,
+                                                   refusal: str) -> None:
+    import socket
+
+    path = str(tmp_path / "plain.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(path)
+        server.listen(1)
+
+        def answer() -> None:
+            peer, _ = server.accept()
+            with peer:
+                peer.sendall(says)
+
+        answering = threading.Thread(target=answer, daemon=True)
+        answering.start()
+        with pytest.raises(_zmtp.LinkClosed, match=refusal):
+            _zmtp.dial(f"ipc://{path}")
+        answering.join()
+
+
 def test_a_bot_started_before_its_referee_waits_for_the_endpoint(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     where = f"ipc://{tmp_path}/late.sock"
