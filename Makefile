@@ -64,6 +64,7 @@ bench: $(STAMP) bytecode
 	$(BIN)/python bench/protocol.py
 	$(BIN)/python bench/client_path.py
 	$(BIN)/python bench/tournament.py
+	$(BIN)/python bench/tournament.py --emulate 14 16
 	$(BIN)/python bench/cluster.py --quick
 	$(BIN)/python bench/sandbox.py
 	$(BIN)/python bench/processes.py --quick

@@ -51,7 +51,8 @@ class NotingReferee(Referee):
 
     def play(self, game: str, rules: Any, seed: int, seating: Sequence[str],
              replay: Path | None = None, **options: Any) -> Any:
-        self._note(ev="play", label=replay.stem if replay else "", seating=list(seating))
+        self._note(ev="play", label=replay.stem if replay else "", seating=list(seating),
+                   seed=seed, upcoming=list(options.get("upcoming", ())))
         return super().play(game, rules, seed, seating, replay, **options)
 
     def _prestart(self, names: Sequence[str], keep: set[str]) -> None:

@@ -8,6 +8,9 @@
   (alone: `bench/tournament.py --scaling [GAMES_PER_TABLE [WORKERS,...]]`, and
   `bench/tournament.py --dispatch`); the bot starts of a real run, worker by worker and
   why (`bench/tournament.py --starts [WORKERS [GAMES_PER_TABLE]]`: bench/starts.py);
+- the CPU of a many-worker run's games with each worker played alone on a core, against
+  one worker's, where the machine has fewer cores than workers (`bench/tournament.py
+  --emulate [WORKERS [GAMES_PER_TABLE]]`: bench/emulate.py);
 
 - the time to pair one Swiss round of 1000 bots, 2 seats and tables of 4;
 - the share of tables repeating a pair, Swiss against the round-robin design, and the
@@ -32,6 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from emulate import emulate  # bench/emulate.py, next to this script
 from scaling import scaling, simulated_starts  # bench/scaling.py, next to this script
 from starts import starts as real_starts  # bench/starts.py
 
@@ -184,6 +188,9 @@ def main() -> None:
         return
     if sys.argv[1:2] == ["--dispatch"]:  # alone: --dispatch [GAMES_PER_TABLE]
         simulated_starts(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
+        return
+    if sys.argv[1:2] == ["--emulate"]:  # alone: --emulate [WORKERS [GAMES_PER_TABLE]]
+        emulate(*(int(a) for a in sys.argv[2:4]))
         return
     if sys.argv[1:2] == ["--starts"]:  # alone: --starts [WORKERS [GAMES_PER_TABLE]]
         real_starts(*(int(a) for a in sys.argv[2:4]))

@@ -1,0 +1,172 @@
+"""The CPU a many-worker run's games cost when each worker has a core of its own, measured on
+a machine with fewer cores (issue 16: "CPU per game at 14 workers within 15% of 1
+worker's", a goal stated for a 16-core machine).
+
+On 2 cores, 14 pinned workers share a core seven at a time, and each pays for it: caches
+and TLBs refilled after every switch between workers and bots, a bot's start waiting
+behind six others. That cost is the machine's, not the run's: a 16-core machine gives each
+worker a core. What grows with the worker count in the run itself is the work: every
+worker starts its own copy of the bots it plays, and warms its own referee. This bench
+measures that work alone:
+1. the run with `pin_workers` and WORKERS workers, its referees noting, worker by worker,
+   each game in the order played, with its seed, seats and the hint of the next game's
+   bots (`bench/starts.py`'s noting referee): which worker played which game, as the
+   dispatch really gave them out;
+2. each worker's games played again, one worker after another, each in a worker process
+   forked as a run's are (the fork server) with a referee of its own, it and its bots
+   pinned to one core: the same games, the same bots started (the sandbox, the limits, the
+   referee options of the run's workers), with no other worker on that core;
+3. the 1-worker run the same way: one worker plays all the games in the queue's order.
+Printed: CPU per game of (2) and (3) (each worker process's from its fork, by getrusage,
+and its bots' from their cgroups, so it needs a machine where bots get cgroups; the
+coordinator's ~1 ms a game, flat with the worker count, is in neither), their ratio (goal
+<= 1.15) and the bot processes each started; `--scaling` prints the real run's,
+oversubscribed. It cannot show a speed-up: only a machine with the cores can.
+
+Run: `.venv/bin/python bench/tournament.py --emulate [WORKERS [GAMES_PER_TABLE]]` (14 and
+16: the issue's 1,120 games).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+import resource
+import tempfile
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from starts import NOTES, NotingReferee, _config  # bench/starts.py, next to this script
+
+from arena.referee import Referee
+from arena.referee.limits import Cgroup, Enforcer, detect
+from arena.referee.sandbox import SandboxPolicy
+from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
+from arena.tournament.runner import Runner, jobs_of, static_schedule
+from arena.tournament.workers import worker_context
+
+Game = tuple[int, list[str], list[str]]
+"""A game as a worker played it: seed, seating, the hinted bots of the next."""
+
+
+_BOTS_CPU = [0.0]
+"""The CPU of every bot cgroup removed so far, in seconds."""
+
+
+_REMOVE = Cgroup.remove
+
+
+def _remove_counted(group: Cgroup) -> None:
+    """`Cgroup.remove`, first adding the cgroup's CPU to `_BOTS_CPU`. Why: a bot's CPU never
+    reaches this process's getrusage (bubblewrap's processes inside its pid namespace are
+    killed, not waited for, so their times are dropped); its cgroup holds bubblewrap and
+    everything it started, and is removed once they are all gone."""
+    _BOTS_CPU[0] += group.cpu_ns() / 1e9
+    _REMOVE(group)
+
+
+@dataclasses.dataclass(frozen=True)
+class Setup:
+    """What a run's worker is given (as `arena.tournament.workers` passes it)."""
+
+    bots: tuple[BotSpec, ...]
+    time: TimeControl
+    faults: FaultPolicy
+    sandbox: SandboxPolicy
+    max_bots: int
+    game: str
+    rules: dict[str, Any]
+
+
+def _play(setup: Setup, games: Sequence[Game], workdir: Path, core: int,
+          conn: Connection) -> None:
+    """In a worker process forked as a run's are: play `games` with one referee, send back
+    the process's CPU since its fork and its bots', and the bot processes started."""
+    os.sched_setaffinity(0, {core})  # the bots inherit it
+    Cgroup.remove = _remove_counted  # type: ignore[method-assign, assignment]
+    started = 0
+
+    class Counting(Referee):
+        def _spawn(self, bot: Any) -> bool:
+            nonlocal started
+            started += 1
+            return super()._spawn(bot)
+
+    workdir.mkdir(parents=True)
+    with Counting(setup.bots, setup.time, setup.faults, workdir, sandbox=setup.sandbox,
+                  hide=(workdir,), announce=False, max_bots=setup.max_bots) as referee:
+        for n, (seed, seating, upcoming) in enumerate(games):
+            referee.play(setup.game, setup.rules, seed, seating, workdir / f"g{n}.jsonl",
+                         upcoming=upcoming)
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # a forked process's own, from zero
+    conn.send((usage.ru_utime + usage.ru_stime + _BOTS_CPU[0], started))
+    conn.close()
+
+
+def play_alone(setup: Setup, games: Sequence[Game], workdir: Path,
+               core: int) -> tuple[float, int]:
+    """Play `games` in order in a worker process of its own on `core`; return the CPU it
+    took (the process from its fork, and its bots) and how many bot processes it started."""
+    context = worker_context()
+    receive, send = context.Pipe(duplex=False)
+    worker = context.Process(target=_play, args=(setup, games, workdir, core, send))
+    worker.start()
+    send.close()
+    got: tuple[float, int] = receive.recv()
+    worker.join()
+    return got
+
+
+def worker_games(notes: Path) -> list[list[Game]]:
+    """Each worker's games in the order it played them, from the noting referees."""
+    lists = []
+    for path in sorted(notes.glob("*.jsonl")):
+        plays = [json.loads(line) for line in path.read_text().splitlines()]
+        lists.append([(p["seed"], p["seating"], p["upcoming"]) for p in plays
+                      if p["ev"] == "play"])
+    return [games for games in lists if games]
+
+
+def queue_order(config: Any) -> list[Game]:
+    """All the games in the order the runner queues them, each hinting the next (as one
+    worker plays them)."""
+    jobs = [job for plan in static_schedule(config) or ()
+            for job in jobs_of(plan, config.seed, None)]
+    return [(job.seed, list(job.seating), list(jobs[n + 1].seating) if n + 1 < len(jobs)
+             else []) for n, job in enumerate(jobs)]
+
+
+def emulate(workers: int = 14, games_per_pairing: int = 16) -> None:
+    """Print the figures of the module docstring."""
+    enforcer, why = detect()
+    if enforcer is Enforcer.RLIMIT:
+        raise SystemExit(f"bench/emulate.py counts each bot's CPU by its cgroup: {why}")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        config = _config(out, games_per_pairing)
+        (out / "notes").mkdir()
+        os.environ[NOTES] = str(out / "notes")
+        referee = functools.partial(NotingReferee, sandbox=config.sandbox,
+                                    hide=(out / "run",), announce=False,
+                                    max_bots=config.bot_bound())
+        Runner(config, out / "run", concurrency=workers, referee=referee).run()
+        lists = worker_games(out / "notes")
+        setup = Setup(config.bots, config.time, config.faults, config.sandbox,
+                      config.bot_bound(), config.game, dict(config.rules))
+        core = max(os.sched_getaffinity(0))
+        alone = [play_alone(setup, games, out / f"w{n}", core)
+                 for n, games in enumerate(lists)]
+        base_cpu, base_started = play_alone(setup, queue_order(config), out / "one", core)
+    games = sum(map(len, lists))
+    per_game = sum(cpu for cpu, _ in alone) / games
+    base = base_cpu / games
+    print(f"{workers} workers' games, each worker's played alone on one core "
+          f"({games} games, {config.table.size}-seat round-robin of 8 Python bots):")
+    print(f"  1 worker:  CPU per game {base * 1e3:5.1f} ms, {base_started} bot processes")
+    print(f"  {workers} workers: CPU per game {per_game * 1e3:5.1f} ms = {per_game / base:.2f} "
+          f"x 1 worker's (goal <= 1.15), {sum(n for _, n in alone)} bot processes; "
+          f"games per worker {min(map(len, lists))}-{max(map(len, lists))}")

@@ -1,0 +1,40 @@
+"""bench/emulate.py (`bench/tournament.py --emulate`) plays a run's games again worker by
+worker; `make bench` is run by hand, not by the suite, so a change to the referee's or the
+runner's seams it uses would break it silently. Two workers, one game per table: it must
+play every game of the run twice (each worker's, then one worker's) and print its figures."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.referee.limits import Enforcer, detect
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_emulation_bench_plays_each_workers_games_and_one_workers() -> None:
+    enforcer, why = detect()
+    if enforcer is Enforcer.RLIMIT:  # the bench counts bots' CPU by their cgroups
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI=true and no cgroup for bots: {why}", pytrace=False)
+        pytest.skip(f"no cgroup for bots: {why}")
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "tournament.py"), "--emulate",
+                           "2", "1"], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("2 workers' games, each worker's played alone on one core "
+                               "(70 games")
+    one = re.fullmatch(r"  1 worker:  CPU per game +[\d.]+ ms, (\d+) bot processes", lines[1])
+    two = re.fullmatch(r"  2 workers: CPU per game +[\d.]+ ms = [\d.]+ x 1 worker's \(goal "
+                       r"<= 1.15\), (\d+) bot processes; games per worker (\d+)-(\d+)",
+                       lines[2])
+    assert one and two, done.stdout
+    assert int(one[1]) == 8  # one worker holds all eight bots
+    assert int(two[1]) >= 8 + 4  # the second worker started at least a table's bots
+    assert int(two[2]) + int(two[3]) == 70 and int(two[2]) > 0  # each game once
