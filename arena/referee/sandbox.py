@@ -206,6 +206,9 @@ def _runtime_dirs(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
             *(p for p in env.get("PYTHONPATH", "").split(os.pathsep) if os.path.isabs(p))]
     program = shutil.which(argv[0], path=env.get("PATH", os.environ.get("PATH")))
     if program is not None:
+        venv = _venv_root(os.path.abspath(program))
+        if venv is not None:  # the bot's own virtual environment, as well as its base
+            dirs.append(venv)
         real = Path(program).resolve()
         if not _system(str(real)):
             dirs.append(str(real.parent.parent if real.parent.name == "bin" else real.parent))
@@ -214,11 +217,26 @@ def _runtime_dirs(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
 
 def _absolute(arg: str, base: Path) -> str:
     """A relative path argument that names a file becomes absolute (the sandbox's working
-    directory may differ); other arguments are left alone."""
+    directory may differ); other arguments are left alone.
+
+    Symbolic links are resolved (the sandbox binds where a file really is), except for a
+    virtual environment's interpreter: Python finds its environment (pyvenv.cfg) from the
+    path it was started by, and `.venv/bin/python` resolved is the base interpreter,
+    without the environment's packages."""
     if arg.startswith("-") or os.path.isabs(arg) or ("/" not in arg and not arg.startswith(".")):
         return arg
     path = base / arg
-    return str(path.resolve()) if os.path.exists(path) else arg
+    if not os.path.exists(path):
+        return arg
+    full = os.path.abspath(path)
+    return full if _venv_root(full) is not None else str(path.resolve())
+
+
+def _venv_root(path: str) -> str | None:
+    """The virtual environment whose interpreter `path` is (`ROOT/bin/python`, with a
+    `ROOT/pyvenv.cfg`), or None."""
+    root = os.path.dirname(os.path.dirname(path))
+    return root if os.path.isfile(os.path.join(root, "pyvenv.cfg")) else None
 
 
 def _system(path: str) -> bool:
