@@ -8,14 +8,15 @@ behind six others. That cost is the machine's, not the run's: a 16-core machine 
 worker a core. What grows with the worker count in the run itself is the work: every
 worker starts its own copy of the bots it plays, and warms its own referee. This bench
 measures that work alone:
-1. the run with `pin_workers` and WORKERS workers, its referees noting, worker by worker,
-   each game in the order played, with its seed, seats and the hint of the next game's
-   bots (`bench/starts.py`'s noting referee): which worker played which game, as the
-   dispatch really gave them out;
-2. each worker's games played again, one worker after another, each in a worker process
-   forked as a run's are (the fork server) with a referee of its own, it and its bots
-   pinned to one core: the same games, the same bots started (the sandbox, the limits, the
-   referee options of the run's workers), with no other worker on that core;
+1. which worker plays which game, in which order (with the hint of the next game's bots),
+   twice: as the run really gave them out, played with `pin_workers` and WORKERS workers
+   and referees noting each game (`bench/starts.py`'s), where sharing cores makes workers
+   unequal (at 14 workers on 2 cores, 48-120 games each); and as the pool's dispatch gives
+   them to equal workers, each with a core (`tests/tournament/dispatch_sim`);
+2. for each of the two, each worker's games played again, one worker after another, each
+   in a worker process forked as a run's are (the fork server) with a referee of its own,
+   it and its bots pinned to one core: the same games, the same bots started (the
+   sandbox, the limits, the referee options of the run's workers), no other worker there;
 3. the 1-worker run the same way: one worker plays all the games in the queue's order.
 Printed: CPU per game of (2) and (3) (each worker process's from its fork, by getrusage,
 and its bots' from their cgroups, so it needs a machine where bots get cgroups; the
@@ -34,6 +35,7 @@ import functools
 import json
 import os
 import resource
+import sys
 import tempfile
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
@@ -46,8 +48,11 @@ from arena.referee import Referee
 from arena.referee.limits import Cgroup, Enforcer, detect
 from arena.referee.sandbox import SandboxPolicy
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
-from arena.tournament.runner import Runner, jobs_of, static_schedule
+from arena.tournament.runner import Job, Runner, jobs_of, static_schedule
 from arena.tournament.workers import worker_context
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the simulation is the tests'
+from tests.tournament.dispatch_sim import simulate  # noqa: E402
 
 Game = tuple[int, list[str], list[str]]
 """A game as a worker played it: seed, seating, the hinted bots of the next."""
@@ -131,13 +136,25 @@ def worker_games(notes: Path) -> list[list[Game]]:
     return [games for games in lists if games]
 
 
+def _jobs(config: Any) -> list[Job]:
+    return [job for plan in static_schedule(config) or ()
+            for job in jobs_of(plan, config.seed, None)]
+
+
 def queue_order(config: Any) -> list[Game]:
     """All the games in the order the runner queues them, each hinting the next (as one
     worker plays them)."""
-    jobs = [job for plan in static_schedule(config) or ()
-            for job in jobs_of(plan, config.seed, None)]
+    jobs = _jobs(config)
     return [(job.seed, list(job.seating), list(jobs[n + 1].seating) if n + 1 < len(jobs)
              else []) for n, job in enumerate(jobs)]
+
+
+def simulated_games(config: Any, workers: int) -> list[list[Game]]:
+    """Each worker's games as the pool's dispatch gives them out to equal workers, each
+    with its own core (`tests/tournament/dispatch_sim`)."""
+    played = simulate(_jobs(config), workers, max_bots=config.bot_bound()).played
+    return [[(job.seed, list(job.seating), list(hint)) for job, hint in games]
+            for games in played if games]
 
 
 def emulate(workers: int = 14, games_per_pairing: int = 16) -> None:
@@ -154,19 +171,23 @@ def emulate(workers: int = 14, games_per_pairing: int = 16) -> None:
                                     hide=(out / "run",), announce=False,
                                     max_bots=config.bot_bound())
         Runner(config, out / "run", concurrency=workers, referee=referee).run()
-        lists = worker_games(out / "notes")
         setup = Setup(config.bots, config.time, config.faults, config.sandbox,
                       config.bot_bound(), config.game, dict(config.rules))
         core = max(os.sched_getaffinity(0))
-        alone = [play_alone(setup, games, out / f"w{n}", core)
-                 for n, games in enumerate(lists)]
         base_cpu, base_started = play_alone(setup, queue_order(config), out / "one", core)
-    games = sum(map(len, lists))
-    per_game = sum(cpu for cpu, _ in alone) / games
-    base = base_cpu / games
-    print(f"{workers} workers' games, each worker's played alone on one core "
-          f"({games} games, {config.table.size}-seat round-robin of 8 Python bots):")
-    print(f"  1 worker:  CPU per game {base * 1e3:5.1f} ms, {base_started} bot processes")
-    print(f"  {workers} workers: CPU per game {per_game * 1e3:5.1f} ms = {per_game / base:.2f} "
-          f"x 1 worker's (goal <= 1.15), {sum(n for _, n in alone)} bot processes; "
-          f"games per worker {min(map(len, lists))}-{max(map(len, lists))}")
+        games = len(queue_order(config))
+        print(f"{workers} workers' games, each worker's played alone on one core "
+              f"({games} games, {config.table.size}-seat round-robin of 8 Python bots):")
+        print(f"  1 worker:  CPU per game {base_cpu / games * 1e3:5.1f} ms, {base_started} "
+              "bot processes")
+        for label, lists in (("the run's dispatch", worker_games(out / "notes")),
+                             ("equal workers' (simulated)",
+                              simulated_games(config, workers))):
+            alone = [play_alone(setup, played, out / f"{label[:3]}{n}", core)
+                     for n, played in enumerate(lists)]
+            assert sum(map(len, lists)) == games
+            per_game = sum(cpu for cpu, _ in alone) / games
+            print(f"  {workers} workers, {label}: CPU per game {per_game * 1e3:5.1f} ms = "
+                  f"{per_game * games / base_cpu:.2f} x 1 worker's (goal <= 1.15), "
+                  f"{sum(n for _, n in alone)} bot processes; games per worker "
+                  f"{min(map(len, lists))}-{max(map(len, lists))}")

@@ -105,6 +105,9 @@ class Outcome:
     starts: int
     makespan: float
     """When the last game ends, in mean games' time."""
+    played: tuple[tuple[tuple[Job, tuple[str, ...]], ...], ...] = ()
+    """Each worker's games in the order it played them, with the bots hinted after each
+    (bench/emulate.py plays them again)."""
 
 
 def simulate(jobs: Sequence[Job], workers: int, design: str = "groups",
@@ -130,6 +133,7 @@ def simulate(jobs: Sequence[Job], workers: int, design: str = "groups",
     else:
         chosen = Window(jobs)
     refs = [SimReferee(max_bots) for _ in range(workers)]
+    played: list[list[tuple[Job, tuple[str, ...]]]] = [[] for _ in range(workers)]
     speeds = random.Random(f"speeds:{draw}")
     speed = [1 + spread * (2 * speeds.random() - 1) for _ in range(workers)]
     ready: list[tuple[float, int]] = [(0.0, w) for w in range(workers)]
@@ -150,12 +154,13 @@ def simulate(jobs: Sequence[Job], workers: int, design: str = "groups",
             continue
         hint = chosen.next_for(w, ref.running | set(job.seating))
         started = ref.play(job.seating, hint.seating if hint else ())
+        played[w].append((job, tuple(hint.seating) if hint else ()))
         game, wait = _duration(job, draw) * speed[w], start_time * started * speed[w]
         if isinstance(chosen, Dispatcher):
             paces = (paces[0] + game, paces[1] + 1, paces[2] + wait, paces[3] + started)
             chosen.start_games = start_cost(*paces)
         heapq.heappush(ready, (now + game + wait, w))
-    return Outcome(sum(r.starts for r in refs), end)
+    return Outcome(sum(r.starts for r in refs), end, tuple(map(tuple, played)))
 
 
 def _first(design: Design) -> Job | None:
