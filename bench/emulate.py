@@ -31,7 +31,6 @@ Run: `.venv/bin/python bench/tournament.py --emulate [WORKERS [GAMES_PER_TABLE]]
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
 import resource
@@ -42,13 +41,12 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from starts import NOTES, NotingReferee, _config  # bench/starts.py, next to this script
+from starts import noted_run, queued_jobs  # bench/starts.py, next to this script
 
 from arena.referee import Referee
 from arena.referee.limits import Cgroup, Enforcer, detect
 from arena.referee.sandbox import SandboxPolicy
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
-from arena.tournament.runner import Job, Runner, jobs_of, static_schedule
 from arena.tournament.workers import worker_context
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the simulation is the tests'
@@ -136,15 +134,10 @@ def worker_games(notes: Path) -> list[list[Game]]:
     return [games for games in lists if games]
 
 
-def _jobs(config: Any) -> list[Job]:
-    return [job for plan in static_schedule(config) or ()
-            for job in jobs_of(plan, config.seed, None)]
-
-
 def queue_order(config: Any) -> list[Game]:
     """All the games in the order the runner queues them, each hinting the next (as one
     worker plays them)."""
-    jobs = _jobs(config)
+    jobs = queued_jobs(config)
     return [(job.seed, list(job.seating), list(jobs[n + 1].seating) if n + 1 < len(jobs)
              else []) for n, job in enumerate(jobs)]
 
@@ -152,7 +145,7 @@ def queue_order(config: Any) -> list[Game]:
 def simulated_games(config: Any, workers: int) -> list[list[Game]]:
     """Each worker's games as the pool's dispatch gives them out to equal workers, each
     with its own core (`tests/tournament/dispatch_sim`)."""
-    played = simulate(_jobs(config), workers, max_bots=config.bot_bound()).played
+    played = simulate(queued_jobs(config), workers, max_bots=config.bot_bound()).played
     return [[(job.seed, list(job.seating), list(hint)) for job, hint in games]
             for games in played if games]
 
@@ -164,18 +157,13 @@ def emulate(workers: int = 14, games_per_pairing: int = 16) -> None:
         raise SystemExit(f"bench/emulate.py counts each bot's CPU by its cgroup: {why}")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        config = _config(out, games_per_pairing)
-        (out / "notes").mkdir()
-        os.environ[NOTES] = str(out / "notes")
-        referee = functools.partial(NotingReferee, sandbox=config.sandbox,
-                                    hide=(out / "run",), announce=False,
-                                    max_bots=config.bot_bound())
-        Runner(config, out / "run", concurrency=workers, referee=referee).run()
+        config = noted_run(out, workers, games_per_pairing)
         setup = Setup(config.bots, config.time, config.faults, config.sandbox,
                       config.bot_bound(), config.game, dict(config.rules))
         core = max(os.sched_getaffinity(0))
-        base_cpu, base_started = play_alone(setup, queue_order(config), out / "one", core)
-        games = len(queue_order(config))
+        one_worker = queue_order(config)
+        base_cpu, base_started = play_alone(setup, one_worker, out / "one", core)
+        games = len(one_worker)
         print(f"{workers} workers' games, each worker's played alone on one core "
               f"({games} games, {config.table.size}-seat round-robin of 8 Python bots):")
         print(f"  1 worker:  CPU per game {base_cpu / games * 1e3:5.1f} ms, {base_started} "

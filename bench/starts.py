@@ -30,7 +30,7 @@ from arena.referee import Referee
 from arena.referee.roster import RosterBot
 from arena.tournament.config import load_config
 from arena.tournament.dispatch import Dispatcher
-from arena.tournament.runner import Runner, jobs_of, static_schedule
+from arena.tournament.runner import Job, Runner, jobs_of, static_schedule
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the simulation is the tests'
 from tests.tournament.dispatch_sim import field_jobs, simulate  # noqa: E402
@@ -91,26 +91,37 @@ def home_groups(config: Any, workers: int) -> dict[str, frozenset[str]]:
     """The bots of each worker's home group, keyed by the label of its first game (which
     names the worker in the notes): the dispatch of a run's start, formed again."""
     dispatcher = Dispatcher(workers)
-    for plan in static_schedule(config) or ():
-        for job in jobs_of(plan, config.seed, None):
-            dispatcher.add(job)
+    for job in queued_jobs(config):
+        dispatcher.add(job)
     dispatcher.form({w: () for w in range(workers)})
     firsts = {w: dispatcher.take(w, ()) for w in range(workers)}
     return {str(job.key): frozenset(job.seating).union(*dispatcher.groups[w])
             for w, job in firsts.items() if job is not None}
 
 
+def queued_jobs(config: Any) -> list[Job]:
+    """The run's games in the order the runner queues them."""
+    return [job for plan in static_schedule(config) or ()
+            for job in jobs_of(plan, config.seed, None)]
+
+
+def noted_run(out: Path, workers: int, games_per_pairing: int) -> Any:
+    """Play the benchmark's run in `out/run` with referees noting into `out/notes` (a file
+    per worker); return its configuration."""
+    config = _config(out, games_per_pairing)
+    (out / "notes").mkdir()
+    os.environ[NOTES] = str(out / "notes")
+    referee = functools.partial(NotingReferee, sandbox=config.sandbox, hide=(out / "run",),
+                                announce=False, max_bots=config.bot_bound())
+    Runner(config, out / "run", concurrency=workers, referee=referee).run()
+    return config
+
+
 def starts(workers: int = 14, games_per_pairing: int = 16) -> None:
     """Play the run and print its bot starts by worker and reason (module docstring)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        config = _config(out, games_per_pairing)
-        (out / "notes").mkdir()
-        os.environ[NOTES] = str(out / "notes")
-        referee = functools.partial(NotingReferee, sandbox=config.sandbox,
-                                    hide=(out / "run",), announce=False,
-                                    max_bots=config.bot_bound())
-        Runner(config, out / "run", concurrency=workers, referee=referee).run()
+        config = noted_run(out, workers, games_per_pairing)
         homes = home_groups(config, workers)
         rows = [_row(path, homes) for path in sorted((out / "notes").glob("*.jsonl"))]
     total = sum(row[2] for row in rows)
