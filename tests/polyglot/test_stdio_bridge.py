@@ -112,7 +112,8 @@ def test_a_referee_gone_without_shutdown_ends_the_bridge_and_its_bot(
         router: tuple[zmq.Socket[bytes], str]) -> None:
     # pyzmq's DEALER waited for a referee to come back; the bot would wait with it forever
     socket, endpoint = router
-    bot = "print('{\"type\": \"hello\"}', flush=True); import time; time.sleep(3600)"
+    # a bot that says hello, then waits for nothing but a signal (the bridge's SIGKILL)
+    bot = "print('{\"type\": \"hello\"}', flush=True); import signal; signal.pause()"
     env = {**os.environ, "ARENA_ENDPOINT": endpoint}
     with subprocess.Popen(bridge_argv([f"stdio:{sys.executable}", "-c", bot]), env=env,
                           stderr=subprocess.PIPE, text=True) as proc:
