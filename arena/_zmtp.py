@@ -69,17 +69,13 @@ def properties(body: bytes) -> dict[bytes, bytes]:
     """
     props: dict[bytes, bytes] = {}
     at = 1 + body[0]
-    try:
-        while at < len(body):
-            key = body[at + 1:at + 1 + body[at]]
-            at += 1 + body[at]
-            size = int.from_bytes(body[at:at + 4], "big")
-            props[key] = body[at + 4:at + 4 + size]
-            at += 4 + size
-    except IndexError:
-        at = len(body) + 1
-    if at > len(body):
-        raise LinkClosed(f"the referee sent a malformed ZMTP READY {body[:40]!r}")
+    while at < len(body):
+        value = at + 1 + body[at]
+        end = value + 4 + int.from_bytes(body[value:value + 4], "big")
+        if end > len(body):
+            raise LinkClosed(f"the referee sent a malformed ZMTP READY {body[:40]!r}")
+        props[body[at + 1:value]] = body[value + 4:end]
+        at = end
     return props
 
 

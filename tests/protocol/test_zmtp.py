@@ -170,6 +170,14 @@ def test_a_bot_started_before_its_referee_waits_for_the_endpoint(
     assert f"waiting for the referee at {where}" in "".join(seen)
 
 
+def test_ready_properties_round_trip_and_a_truncated_ready_is_refused() -> None:
+    props = {b"Socket-Type": b"ROUTER", b"Identity": b"", b"X": b"y" * 300}
+    body = _zmtp.command(b"READY", props)[9:]  # a long frame: flags and 8 size bytes
+    assert _zmtp.properties(body) == props
+    with pytest.raises(_zmtp.LinkClosed, match="malformed ZMTP READY"):
+        _zmtp.properties(body[:-1])  # the last value one byte short of its size
+
+
 @pytest.mark.parametrize(("given", "expected"), [
     ("ipc:///run/arena/referee.sock", "/run/arena/referee.sock"),
     ("ipc://@arena-x", "\0arena-x"),
