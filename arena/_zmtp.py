@@ -38,6 +38,9 @@ GREETING = SIGNATURE + b"\x03\x00" + b"NULL".ljust(20, b"\x00") + b"\x00" + byte
 MORE, LONG, COMMAND = 0x01, 0x02, 0x04
 """A frame's flag bits."""
 CHUNK = 1 << 16
+NO_SIGNAL = getattr(_socket, "MSG_NOSIGNAL", 0)
+"""Send flag: a peer that has hung up gives EPIPE, never SIGPIPE, whatever this process does
+with that signal (the stdio bridge restores its default for its bot, and a bot may too)."""
 RETRY_S = 0.05
 """How often a bot started before its referee binds the endpoint tries again to connect."""
 
@@ -101,7 +104,7 @@ class Dealer:
         unsent: OSError | None = None
         try:
             self._sock.sendall(GREETING + command(b"READY", {b"Socket-Type": b"DEALER",
-                                                             b"Identity": b""}))
+                                                             b"Identity": b""}), NO_SIGNAL)
         except OSError as exc:  # a peer that hung up at once may still have said what it is
             unsent = exc
         try:
@@ -132,7 +135,7 @@ class Dealer:
     def send(self, frame: bytes) -> None:
         """Send one frame; it is in the kernel's buffer when this returns."""
         try:
-            self._sock.sendall(frame_header(len(frame)) + frame)
+            self._sock.sendall(frame_header(len(frame)) + frame, NO_SIGNAL)
         except OSError as exc:
             raise LinkClosed(f"the referee's connection is gone ({exc})") from None
 

@@ -41,6 +41,7 @@ MAX_LINE_BYTES = 4 << 20
 oversize) rather than buffered without bound."""
 
 EXIT_USAGE = 2
+EXIT_NO_REFEREE = 1
 EXIT_NO_BOT = 127
 
 
@@ -114,7 +115,7 @@ def relay(endpoint: str, cmd: Sequence[str]) -> int:
     """
     link = dial(endpoint)
     if link is None:
-        raise OSError(f"the endpoint {endpoint!r} is neither ipc:// nor tcp://")
+        raise LinkClosed(f"the endpoint {endpoint!r} is neither ipc:// nor tcp://")
     bot = subprocess.Popen(list(cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                            preexec_fn=_pdeathsig)
     assert bot.stdout is not None
@@ -211,6 +212,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return relay_tcp(endpoint, args) if tcp else relay(endpoint, args)
+    except LinkClosed as exc:  # an OSError too, but the bot's command is not to blame
+        print(f"stdio bridge: cannot reach the referee at {endpoint}: {exc}", file=sys.stderr)
+        return EXIT_NO_REFEREE
     except OSError as exc:
         print(f"stdio bridge: cannot start {args[0]!r}: {exc}", file=sys.stderr)
         return EXIT_NO_BOT

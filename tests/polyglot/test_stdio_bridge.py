@@ -127,6 +127,24 @@ def test_a_referee_gone_without_shutdown_ends_the_bridge_and_its_bot(
             proc.kill()
 
 
+def test_a_referee_that_refuses_the_connection_is_named_not_the_bot(
+        tmp_path: Path) -> None:
+    # a socket that is no ZeroMQ ROUTER (it hangs up at once): the bridge cannot connect
+    import socket as sockets
+
+    path = str(tmp_path / "plain.sock")
+    with sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM) as server:
+        server.bind(path)
+        server.listen(1)
+        env = {**os.environ, "ARENA_ENDPOINT": f"ipc://{path}"}
+        with subprocess.Popen(bridge_argv(["stdio:true"]), env=env, stderr=subprocess.PIPE,
+                              text=True) as proc:
+            server.accept()[0].close()
+            _, err = proc.communicate(timeout=PATIENCE_S)  # a bound on a hang
+    assert proc.returncode == stdio_bridge.EXIT_NO_REFEREE
+    assert f"cannot reach the referee at ipc://{path}" in err and "cannot start" not in err
+
+
 TCP_BOT = textwrap.dedent("""\
     import json, os, sys, zmq
     endpoint = os.environ["ARENA_ENDPOINT"]

@@ -110,6 +110,39 @@ def test_a_closed_referee_ends_the_link_with_a_reason(router: zmq.Socket[bytes])
     dealer.close()
 
 
+SIGPIPE_PROBE = """
+import signal, sys, zmq
+from arena import _zmtp
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # as the stdio bridge has it for its bot
+context = zmq.Context()
+router = context.socket(zmq.ROUTER)
+router.bind(f"ipc://{sys.argv[1]}/pipe.sock")
+dealer = _zmtp.dial(f"ipc://{sys.argv[1]}/pipe.sock")
+dealer.send(b"hi")
+router.recv_multipart()
+router.close(linger=0)
+try:
+    dealer.recv()
+except _zmtp.LinkClosed:  # the hang-up has arrived: a send now meets a closed peer (EPIPE)
+    pass
+try:
+    dealer.send(b"x")
+except _zmtp.LinkClosed as exc:
+    print("closed:", exc)
+"""
+
+
+def test_a_send_to_a_gone_referee_raises_even_with_sigpipe_at_its_default(
+        tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", SIGPIPE_PROBE, str(tmp_path)],
+                          capture_output=True, text=True, check=False, timeout=PATIENCE_S)
+    assert done.returncode == 0, (done.returncode, done.stderr)  # -13: killed by SIGPIPE
+    assert done.stdout.startswith("closed: the referee's connection is gone")
+
+
 def test_a_curve_referee_is_refused_by_name(tmp_path: Path) -> None:
     with bound(zmq.ROUTER, f"ipc://{tmp_path}/curve.sock", curve=True):
         # libzmq may hang up before its whole greeting (which names CURVE) is read
