@@ -216,20 +216,23 @@ def _runtime_dirs(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
 
 
 def _absolute(arg: str, base: Path) -> str:
-    """A relative path argument that names a file becomes absolute (the sandbox's working
-    directory may differ); other arguments are left alone.
+    """A path argument that names a file becomes the path the sandbox shows it at: absolute
+    (the sandbox's working directory may differ), without `..`, and with symbolic links
+    resolved, since the sandbox binds a bot's directory where it really is (given as
+    `/bots/current/bot.py` with `current` a link, or as `/bots/x/../bot.py`, the path
+    does not exist inside). Other arguments are left alone.
 
-    Symbolic links are resolved (the sandbox binds where a file really is), except for a
-    virtual environment's interpreter: Python finds its environment (pyvenv.cfg) from the
-    path it was started by, and `.venv/bin/python` resolved is the base interpreter,
-    without the environment's packages."""
-    if arg.startswith("-") or os.path.isabs(arg) or ("/" not in arg and not arg.startswith(".")):
+    Kept unresolved: a virtual environment's interpreter (Python finds its environment,
+    pyvenv.cfg, from the path it was started by, and `.venv/bin/python` resolved is the
+    base interpreter, without the environment's packages) and a path in the system
+    directories, which the sandbox shows whole (a program may read its name)."""
+    if arg.startswith("-") or ("/" not in arg and not arg.startswith(".")):
         return arg
-    path = base / arg
+    path = base / arg  # an absolute `arg` stays itself
     if not os.path.exists(path):
         return arg
     full = os.path.abspath(path)
-    return full if _venv_root(full) is not None else str(path.resolve())
+    return full if _system(full) or _venv_root(full) is not None else str(path.resolve())
 
 
 def _venv_root(path: str) -> str | None:

@@ -1,0 +1,71 @@
+"""A bot's program named by a path the sandbox does not show as given still starts: the
+sandbox binds a bot's directory where it really is, so an absolute path through a
+symbolic link (`/bots/current/bot.py`, `current` a link to a version's directory) or with
+`..` in it (`/work/bench/../.venv/bin/python`, what `sys.executable` is when Python was
+started so) named nothing inside, and the bot failed before its hello."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from arena.referee.limits import Limits
+from arena.referee.sandbox import bwrap_launch, probe_bwrap
+from tests.security.zoo import need_bwrap
+
+SCRIPT = "import os, sys\nprint(os.path.basename(sys.argv[0]), 'ran')\n"
+
+
+@pytest.fixture(scope="module")
+def bwrap() -> str:
+    need_bwrap()  # a skip without bubblewrap, a failure when CI=true
+    path, _ = probe_bwrap()
+    assert path is not None
+    return path
+
+
+def output(bwrap: str, argv: list[str], tmp_path: Path) -> str:
+    """What `argv` prints in the sandbox, started from a directory of its own (the bot's
+    working directory is bound for it: were it `tmp_path`, every path there would show)."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    launch = bwrap_launch(bwrap, argv, {}, str(cwd), endpoint_dir=None, hide=[],
+                          network=False, limits=Limits())
+    done = subprocess.run(launch.argv, env=launch.env, cwd=launch.cwd, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_a_program_behind_a_linked_directory_starts(bwrap: str, tmp_path: Path) -> None:
+    version = tmp_path / "bots" / "v2"
+    version.mkdir(parents=True)
+    (version / "bot.py").write_text(SCRIPT)
+    (tmp_path / "bots" / "current").symlink_to(version)
+    given = str(tmp_path / "bots" / "current" / "bot.py")
+    assert output(bwrap, [sys.executable, given], tmp_path) == "bot.py ran"
+
+
+def test_a_program_given_with_dot_dot_starts(bwrap: str, tmp_path: Path) -> None:
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "bot" / "bot.py").write_text(SCRIPT)
+    given = str(tmp_path / "elsewhere" / ".." / "bot" / "bot.py")
+    assert output(bwrap, [sys.executable, given], tmp_path) == "bot.py ran"
+
+
+def test_a_venv_interpreter_given_with_dot_dot_keeps_its_environment(
+        bwrap: str, tmp_path: Path) -> None:
+    root = tmp_path / "bot" / ".venv"
+    venv.create(root, with_pip=False, symlinks=True)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    (root / "lib" / version / "site-packages" / "venv_marker.py").write_text("WHERE = 1\n")
+    (tmp_path / "bench").mkdir()
+    python = os.path.join(tmp_path, "bench", "..", "bot", ".venv", "bin", "python")
+    probe = "import venv_marker, sys; print(sys.prefix)"
+    assert output(bwrap, [python, "-c", probe], tmp_path) == str(root)
