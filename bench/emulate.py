@@ -20,8 +20,9 @@ measures that work alone:
 3. the 1-worker run the same way: one worker plays all the games in the queue's order.
 Printed: CPU per game of (2) and (3) (each worker process's from its fork, by getrusage,
 and its bots' from their cgroups, so it needs a machine where bots get cgroups; the
-coordinator's ~1 ms a game, flat with the worker count, is in neither), their ratio (goal
-<= 1.15) and the bot processes each started; `--scaling` prints the real run's,
+coordinator's ~1 ms a game, flat with the worker count, is in neither) and how it splits
+between the worker processes and the bots, their ratio (goal <= 1.15) and the bot
+processes each started; `--scaling` prints the real run's,
 oversubscribed. It cannot show a speed-up: only a machine with the cores can.
 
 Run: `.venv/bin/python bench/tournament.py --emulate [WORKERS [GAMES_PER_TABLE]]` (14 and
@@ -106,20 +107,20 @@ def _play(setup: Setup, games: Sequence[Game], workdir: Path, core: int,
             referee.play(setup.game, setup.rules, seed, seating, workdir / f"g{n}.jsonl",
                          upcoming=upcoming)
     usage = resource.getrusage(resource.RUSAGE_SELF)  # a forked process's own, from zero
-    conn.send((usage.ru_utime + usage.ru_stime + _BOTS_CPU[0], started))
+    conn.send((usage.ru_utime + usage.ru_stime, _BOTS_CPU[0], started))
     conn.close()
 
 
 def play_alone(setup: Setup, games: Sequence[Game], workdir: Path,
-               core: int) -> tuple[float, int]:
+               core: int) -> tuple[float, float, int]:
     """Play `games` in order in a worker process of its own on `core`; return the CPU it
-    took (the process from its fork, and its bots) and how many bot processes it started."""
+    took (the process from its fork; its bots) and how many bot processes it started."""
     context = worker_context()
     receive, send = context.Pipe(duplex=False)
     worker = context.Process(target=_play, args=(setup, games, workdir, core, send))
     worker.start()
     send.close()
-    got: tuple[float, int] = receive.recv()
+    got: tuple[float, float, int] = receive.recv()
     worker.join()
     return got
 
@@ -162,20 +163,27 @@ def emulate(workers: int = 14, games_per_pairing: int = 16) -> None:
                       config.bot_bound(), config.game, dict(config.rules))
         core = max(os.sched_getaffinity(0))
         one_worker = queue_order(config)
-        base_cpu, base_started = play_alone(setup, one_worker, out / "one", core)
+        base = play_alone(setup, one_worker, out / "one", core)
         games = len(one_worker)
+        base_cpu = base[0] + base[1]
         print(f"{workers} workers' games, each worker's played alone on one core "
               f"({games} games, {config.table.size}-seat round-robin of 8 Python bots):")
-        print(f"  1 worker:  CPU per game {base_cpu / games * 1e3:5.1f} ms, {base_started} "
-              "bot processes")
+        print(f"  1 worker:  CPU per game {base_cpu / games * 1e3:5.1f} ms "
+              f"({_split(base, games)}), {base[2]} bot processes")
         for label, lists in (("the run's dispatch", worker_games(out / "notes")),
                              ("equal workers' (simulated)",
                               simulated_games(config, workers))):
             alone = [play_alone(setup, played, out / f"{label[:3]}{n}", core)
                      for n, played in enumerate(lists)]
             assert sum(map(len, lists)) == games
-            per_game = sum(cpu for cpu, _ in alone) / games
+            total = tuple(sum(figures) for figures in zip(*alone, strict=True))
+            per_game = (total[0] + total[1]) / games
             print(f"  {workers} workers, {label}: CPU per game {per_game * 1e3:5.1f} ms = "
-                  f"{per_game * games / base_cpu:.2f} x 1 worker's (goal <= 1.15), "
-                  f"{sum(n for _, n in alone)} bot processes; games per worker "
-                  f"{min(map(len, lists))}-{max(map(len, lists))}")
+                  f"{per_game * games / base_cpu:.2f} x 1 worker's (goal <= 1.15; "
+                  f"{_split(total, games)}), {int(total[2])} bot processes; games per "
+                  f"worker {min(map(len, lists))}-{max(map(len, lists))}")
+
+
+def _split(figures: Sequence[float], games: int) -> str:
+    """Where a game's CPU went: the worker processes', the bots'."""
+    return f"workers {figures[0] / games * 1e3:.1f} + bots {figures[1] / games * 1e3:.1f}"
