@@ -42,16 +42,11 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from starts import noted_run, queued_jobs  # bench/starts.py, next to this script
-
 from arena.referee import Referee
 from arena.referee.limits import Cgroup, Enforcer, detect
 from arena.referee.sandbox import SandboxPolicy
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
 from arena.tournament.workers import worker_context
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the simulation is the tests'
-from tests.tournament.dispatch_sim import simulate  # noqa: E402
 
 Game = tuple[int, list[str], list[str]]
 """A game as a worker played it: seed, seating, the hinted bots of the next."""
@@ -138,6 +133,11 @@ def worker_games(notes: Path) -> list[list[Game]]:
 def queue_order(config: Any) -> list[Game]:
     """All the games in the order the runner queues them, each hinting the next (as one
     worker plays them)."""
+    # imported here, not at the top: each worker process imports this module (`_play` is
+    # here), and bench/starts.py with the dispatch simulation would cost it ~10 ms of CPU
+    # that a real worker never pays (so in every function the workers do not call)
+    from starts import queued_jobs  # bench/starts.py
+
     jobs = queued_jobs(config)
     return [(job.seed, list(job.seating), list(jobs[n + 1].seating) if n + 1 < len(jobs)
              else []) for n, job in enumerate(jobs)]
@@ -146,6 +146,11 @@ def queue_order(config: Any) -> list[Game]:
 def simulated_games(config: Any, workers: int) -> list[list[Game]]:
     """Each worker's games as the pool's dispatch gives them out to equal workers, each
     with its own core (`tests/tournament/dispatch_sim`)."""
+    from starts import queued_jobs
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the simulation's
+    from tests.tournament.dispatch_sim import simulate
+
     played = simulate(queued_jobs(config), workers, max_bots=config.bot_bound()).played
     return [[(job.seed, list(job.seating), list(hint)) for job, hint in games]
             for games in played if games]
@@ -153,6 +158,8 @@ def simulated_games(config: Any, workers: int) -> list[list[Game]]:
 
 def emulate(workers: int = 14, games_per_pairing: int = 16) -> None:
     """Print the figures of the module docstring."""
+    from starts import noted_run
+
     enforcer, why = detect()
     if enforcer is Enforcer.RLIMIT:
         raise SystemExit(f"bench/emulate.py counts each bot's CPU by its cgroup: {why}")

@@ -35,10 +35,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from emulate import emulate  # bench/emulate.py, next to this script
-from scaling import scaling, simulated_starts  # bench/scaling.py, next to this script
-from starts import starts as real_starts  # bench/starts.py
-
 from arena.tournament.config import load_config
 from arena.tournament.pairing import History, round_robin, swiss_round
 from arena.tournament.ratings import fit
@@ -182,6 +178,14 @@ def fit_time(bots: int, games: int, seats: int = 4) -> float:
 
 
 def main() -> None:
+    # imported here, not at the top: every worker process of a run runs this script again
+    # (as `__mp_main__`, before its first game), and their imports cost each worker ~12 ms
+    # of CPU (~16 ms against ~4 for a worker of the `arena` command, whose script imports
+    # arena.entry alone): CPU per game grew with the worker count by the bench's own cost
+    from emulate import emulate  # bench/emulate.py, next to this script
+    from scaling import scaling, simulated_starts  # bench/scaling.py
+    from starts import starts as real_starts  # bench/starts.py
+
     if sys.argv[1:] == ["--anchor"]:
         print("Swiss anchored to a resolvable design (10 seeds each):")
         anchor_figures()
