@@ -9,11 +9,14 @@ worker a core. What grows with the worker count in the run itself is the work: e
 worker starts its own copy of the bots it plays, and warms its own referee. This bench
 measures that work alone:
 1. which worker plays which game, in which order (with the hint of the next game's bots),
-   twice: as the run really gave them out, played with `pin_workers` and WORKERS workers
-   and referees noting each game (`bench/starts.py`'s), where sharing cores makes workers
-   unequal (at 14 workers on 2 cores, 48-120 games each); and as the pool's dispatch gives
-   them to equal workers, each with a core (`tests/tournament/dispatch_sim`);
-2. for each of the two, each worker's games played again, one worker after another, each
+   three times: as the run really gave them out, played with `pin_workers` and WORKERS
+   workers and referees noting each game (`bench/starts.py`'s), where sharing cores makes
+   workers unequal (at 14 workers on 2 cores, 40-150 games each); as the pool's dispatch
+   gives them to equal workers, each with a core (`tests/tournament/dispatch_sim`); and
+   as it gives them to workers each with a core but of speeds within +-20% (the
+   simulation's first draw), as on a machine with the cores, where games differ in length
+   and a worker that runs out first takes games of another (starting their bots);
+2. for each of the three, each worker's games played again, one worker after another, each
    in a worker process forked as a run's are (the fork server) with a referee of its own,
    it and its bots pinned to one core: the same games, the same bots started (the
    sandbox, the limits, the referee options of the run's workers), no other worker there;
@@ -22,8 +25,8 @@ Printed: CPU per game of (2) and (3) (each worker process's from its fork, by ge
 and its bots' from their cgroups, so it needs a machine where bots get cgroups; the
 coordinator's ~1 ms a game, flat with the worker count, is in neither) and how it splits
 between the worker processes and the bots, their ratio (goal <= 1.15) and the bot
-processes each started; `--scaling` prints the real run's,
-oversubscribed. It cannot show a speed-up: only a machine with the cores can.
+processes each started; `--scaling` prints the real run's, oversubscribed. It cannot
+show a speed-up: only a machine with the cores can.
 
 Run: `.venv/bin/python bench/tournament.py --emulate [WORKERS [GAMES_PER_TABLE]]` (14 and
 16: the issue's 1,120 games).
@@ -143,15 +146,17 @@ def queue_order(config: Any) -> list[Game]:
              else []) for n, job in enumerate(jobs)]
 
 
-def simulated_games(config: Any, workers: int) -> list[list[Game]]:
-    """Each worker's games as the pool's dispatch gives them out to equal workers, each
-    with its own core (`tests/tournament/dispatch_sim`)."""
+def simulated_games(config: Any, workers: int, spread: float = 0.0) -> list[list[Game]]:
+    """Each worker's games as the pool's dispatch gives them out to workers each with its
+    own core, equal or (`spread`) of speeds drawn within 1 +- spread
+    (`tests/tournament/dispatch_sim`, its first draw)."""
     from starts import queued_jobs
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the simulation's
     from tests.tournament.dispatch_sim import simulate
 
-    played = simulate(queued_jobs(config), workers, max_bots=config.bot_bound()).played
+    played = simulate(queued_jobs(config), workers, max_bots=config.bot_bound(),
+                      spread=spread, draw=1 if spread else 0).played
     return [[(job.seed, list(job.seating), list(hint)) for job, hint in games]
             for games in played if games]
 
@@ -179,7 +184,9 @@ def emulate(workers: int = 14, games_per_pairing: int = 16) -> None:
               f"({_split(base, games)}), {base[2]} bot processes")
         for label, lists in (("the run's dispatch", worker_games(out / "notes")),
                              ("equal workers' (simulated)",
-                              simulated_games(config, workers))):
+                              simulated_games(config, workers)),
+                             ("workers +-20% (simulated)",
+                              simulated_games(config, workers, 0.2))):
             alone = [play_alone(setup, played, out / f"{label[:3]}{n}", core)
                      for n, played in enumerate(lists)]
             assert sum(map(len, lists)) == games

@@ -31,8 +31,9 @@ def test_the_emulation_bench_plays_each_workers_games_and_one_workers() -> None:
                        r"([\d.]+)\), (\d+) bot processes", lines[1])
     assert one and int(one[4]) == 8, done.stdout  # one worker holds all eight bots
     split(one)
-    for line, dispatch in zip(lines[2:], ("the run's dispatch", "equal workers' \\(simulated\\)"),
-                              strict=True):
+    dispatches = ("the run's dispatch", r"equal workers' \(simulated\)",
+                  r"workers \+-20% \(simulated\)")
+    for line, dispatch in zip(lines[2:], dispatches, strict=True):
         two = re.fullmatch(rf"  2 workers, {dispatch}: CPU per game +([\d.]+) ms = [\d.]+ x "
                            r"1 worker's \(goal <= 1.15; workers ([\d.]+) \+ bots ([\d.]+)\), "
                            r"(\d+) bot processes; games per worker (\d+)-(\d+)", line)
