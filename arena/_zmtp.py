@@ -40,7 +40,7 @@ MORE, LONG, COMMAND = 0x01, 0x02, 0x04
 CHUNK = 1 << 16
 NO_SIGNAL = getattr(_socket, "MSG_NOSIGNAL", 0)
 """Send flag: a peer that has hung up gives EPIPE, never SIGPIPE, whatever this process does
-with that signal (the stdio bridge restores its default for its bot, and a bot may too)."""
+with that signal (a bot may well restore its default action)."""
 RETRY_S = 0.05
 """How often a bot started before its referee binds the endpoint tries again to connect."""
 

@@ -221,5 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # SIGPIPE stays ignored here, as Python leaves it: a write to a bot that closed its
+    # stdin is an error the relay handles, not the bridge's death (the referee would name
+    # SIGPIPE instead of what the bot did); the bot gets the default (Popen restores it)
     sys.exit(main())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -194,3 +195,53 @@ def test_the_bridge_starts_without_importing_arena_or_pyzmq() -> None:
     done = subprocess.run([sys.executable, "-P", "-c", code, argv[2]], capture_output=True,
                           text=True, check=True, cwd="/")
     assert done.stdout.strip() == "['arena', 'arena._zmtp']"
+
+
+CLOSING_BOT = textwrap.dedent("""\
+    import json, os, signal, sys
+    def bye(signum, frame):
+        print(json.dumps({"bye": True}), flush=True)
+        sys.exit(3)
+    signal.signal(signal.SIGUSR1, bye)
+    print(json.dumps({"type": "hello"}), flush=True)
+    os.close(0)  # reads no more: the bridge's next write to it finds no reader
+    print(json.dumps({"closed": os.getpid()}), flush=True)
+    while True:
+        signal.pause()
+""")
+
+
+def test_a_bot_that_stops_reading_gets_its_own_exit_status_reported(
+        router: tuple[zmq.Socket[bytes], str], tmp_path: Path) -> None:
+    # the bridge ran with SIGPIPE's default action: its write of a frame to a bot that had
+    # closed its stdin killed the bridge (status -13, and the bot with it), so the
+    # referee named SIGPIPE instead of what the bot did; the bot keeps SIGPIPE's default
+    socket, endpoint = router
+    script = tmp_path / "bot.py"
+    script.write_text(CLOSING_BOT)
+    env = {**os.environ, "ARENA_ENDPOINT": endpoint}
+    proc = subprocess.Popen(bridge_argv([f"stdio:{sys.executable}", str(script)]), env=env)
+    try:
+        peer, _ = _recv(socket)
+        bot = json.loads(_recv(socket)[1])["closed"]
+        socket.send_multipart([peer, b'{"type": "request", "id": 1}'])  # into a closed pipe
+        socket.send_multipart([peer, b'{"type": "request", "id": 2}'])
+        os.kill(bot, signal.SIGUSR1)
+        assert proc.wait(PATIENCE_S) == 3
+        assert json.loads(_recv(socket)[1]) == {"bye": True}  # relayed to the end
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_bot_under_the_bridge_keeps_sigpipe_s_default(
+        router: tuple[zmq.Socket[bytes], str]) -> None:
+    # a shell keeps the signals it was started with ignored (a Python bot would
+    # ignore SIGPIPE of its own accord): its mask of ignored signals is what it was given
+    socket, endpoint = router
+    env = {**os.environ, "ARENA_ENDPOINT": endpoint}
+    done = subprocess.run(bridge_argv(["stdio:sh", "-c", "grep SigIgn /proc/$$/status"]),
+                          env=env, timeout=PATIENCE_S)
+    assert done.returncode == 0
+    ignored = int(_recv(socket)[1].split()[1], 16)
+    assert not ignored & (1 << (signal.SIGPIPE - 1))

@@ -113,7 +113,7 @@ def test_a_closed_referee_ends_the_link_with_a_reason(router: zmq.Socket[bytes])
 SIGPIPE_PROBE = """
 import signal, sys, zmq
 from arena import _zmtp
-signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # as the stdio bridge has it for its bot
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # as a bot may have it
 context = zmq.Context()
 router = context.socket(zmq.ROUTER)
 router.bind(f"ipc://{sys.argv[1]}/pipe.sock")
