@@ -292,7 +292,8 @@ class Runner:
         waiting = {j.key for j in todo}
         while waiting:
             event = pool.next_event()
-            if event is None:
+            if event is None:  # nothing for a while: a view that redraws at most so often
+                self.on_progress(self.progress)  # shows what it left out
                 continue
             kind, worker, key, payload = event
             if kind == "start" and key is not None:

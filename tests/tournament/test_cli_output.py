@@ -1,5 +1,6 @@
-"""What `arena run` prints: plain progress lines in a pipe, a live table that follows every
-stored game, tables that never cut a name at 80 columns, status 130 on Ctrl-C."""
+"""What `arena run` prints: plain progress lines in a pipe, a live table that counts every
+stored game by its next redraw (and is not recomputed more often than it is drawn), tables
+that never cut a name at 80 columns, status 130 on Ctrl-C."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from arena.core.record import GameRecord, SeatRecord
 from arena.tournament.config import load_config
 from arena.tournament.runner import Interrupted, Progress, Runner
 from arena.tournament.standings import Row, Standings
+from arena.tournament.workers import Event, Pool
 from tests.tournament.fakes import FakeReferee
 
 LONG = ["builtin-random-challenger-one", "builtin-random-challenger-two",
@@ -97,10 +99,34 @@ def test_progress_lines_in_a_long_run_come_about_every_hundredth_game(
     assert printed[-1].startswith("[1000/1000] ")
 
 
+class Clock:
+    """A clock for the live view that moves only when told (`now`), or by `step` at each
+    update of a view (`Ticking`)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Ticking(_LiveView):
+    """A live view whose clock moves `step` before each update: events `step` apart."""
+
+    def __init__(self, step: float) -> None:
+        self.ticks = Clock()
+        super().__init__(self.ticks)
+        self.step = step
+
+    def update(self, state: Progress) -> None:
+        self.ticks.now += self.step
+        super().update(state)
+
+
 def _run_with_view(tmp_path: Path) -> list[tuple[int, int]]:
     file = tmp_path / "t.yaml"
     file.write_text(FILE.replace("concurrency: 1", "concurrency: 2"))
-    view = _LiveView()
+    view = Ticking(run_module.REFRESH_S)  # every event a redraw's time after the last
     seen: list[tuple[int, int]] = []
 
     def update(state: Progress) -> None:
@@ -115,10 +141,89 @@ def _run_with_view(tmp_path: Path) -> list[tuple[int, int]]:
     return seen
 
 
-def test_the_live_table_counts_every_game_as_soon_as_it_is_stored(tmp_path: Path) -> None:
+def test_the_live_table_counts_every_game_stored_by_its_next_redraw(tmp_path: Path) -> None:
     seen = _run_with_view(tmp_path)
     assert seen[-1] == (5, 5)
     assert all(done == games for done, games in seen)
+
+
+def test_the_runner_reports_progress_when_nothing_happens_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # what lets a view that redraws at most so often show the games it left out
+    idle = [True]
+    next_event = Pool.next_event
+
+    def quiet_first(self: Pool) -> Event | None:
+        if idle:
+            idle.clear()
+            return None  # nothing said for POLL_S
+        return next_event(self)
+
+    monkeypatch.setattr(Pool, "next_event", quiet_first)
+    file = tmp_path / "t.yaml"
+    file.write_text(FILE)
+    calls: list[dict[int, object]] = []
+    Runner(load_config(file), tmp_path / "out", referee=FakeReferee,
+           on_progress=lambda state: calls.append(dict(state.running))).run()
+    assert calls[0] == {}  # called before the first game started: the quiet moment
+    assert all(calls[1:2])  # then the first start
+
+
+class TableRunner:
+    """What the live view asks of a runner: its standings so far, each taking `cost` of the
+    view's clock."""
+
+    def __init__(self, clock: Clock, cost: float) -> None:
+        self.clock, self.cost, self.done, self.computed = clock, cost, 0, 0
+
+    def live_standings(self) -> Standings:
+        self.computed += 1
+        self.clock.now += self.cost
+        return Standings((), None, self.done)
+
+
+def _view(step: float, cost: float = 0.0) -> tuple[Ticking, TableRunner]:
+    view = Ticking(step)
+    table = TableRunner(view.ticks, cost)
+    view.runner = table  # type: ignore[assignment]
+    return view, table
+
+
+def test_games_stored_between_redraws_are_not_recomputed_for_each() -> None:
+    # recomputed and redrawn at every event, the live view took ~90% of the coordinator's
+    # CPU (8-bot benchmark, 2 workers): the workers then waited for their next games
+    view, table = _view(step=run_module.REFRESH_S / 10)
+    state = Progress(total=100)
+    for done in range(1, 101):
+        state.done = table.done = done
+        view.update(state)
+    assert 9 <= table.computed <= 11  # one recompute a redraw, not one a game
+    assert view.table is not None and view.table.games >= 90
+
+
+def test_the_view_catches_up_on_an_idle_tick() -> None:
+    # a burst of games, then nothing for a while: the runner calls again with no news,
+    # and the table then counts every game of the burst
+    view, table = _view(step=0.0)
+    state = Progress(total=10)
+    for done in range(1, 6):
+        state.done = table.done = done
+        view.update(state)
+    assert table.computed == 1 and view.table is not None and view.table.games == 1
+    view.step = run_module.REFRESH_S
+    view.update(state)  # the idle tick
+    assert table.computed == 2 and view.table.games == 5
+
+
+def test_a_costly_table_takes_a_small_share_of_the_time() -> None:
+    cost = 1.0  # a huge field, late in its run: each recompute 4 redraws long
+    view, table = _view(step=run_module.REFRESH_S, cost=cost)
+    state = Progress(total=10_000)
+    for done in range(1, 2001):
+        state.done = table.done = done
+        view.update(state)
+    spent = table.computed * cost
+    assert 0 < spent <= view.ticks.now / (run_module.TABLE_SHARE + 1) + cost
 
 
 def test_ctrl_c_exits_130_in_run(runner: CliRunner, tmp_path: Path,
