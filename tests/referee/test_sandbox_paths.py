@@ -12,21 +12,11 @@ import sys
 import venv
 from pathlib import Path
 
-import pytest
-
 from arena.referee.limits import Limits
-from arena.referee.sandbox import bwrap_launch, probe_bwrap
-from tests.security.zoo import need_bwrap
+from arena.referee.sandbox import bwrap_launch
 
 SCRIPT = "import os, sys\nprint(os.path.basename(sys.argv[0]), 'ran')\n"
 
-
-@pytest.fixture(scope="module")
-def bwrap() -> str:
-    need_bwrap()  # a skip without bubblewrap, a failure when CI=true
-    path, _ = probe_bwrap()
-    assert path is not None
-    return path
 
 
 def output(bwrap: str, argv: list[str], tmp_path: Path) -> str:

@@ -14,18 +14,10 @@ from pathlib import Path
 import pytest
 
 from arena.referee.limits import Limits
-from arena.referee.sandbox import bwrap_launch, probe_bwrap
-from tests.security.zoo import need_bwrap
+from arena.referee.sandbox import bwrap_launch
 
 PROBE = "import venv_marker; print(venv_marker.WHERE)"
 
-
-@pytest.fixture(scope="module")
-def bwrap() -> str:
-    need_bwrap()  # a skip without bubblewrap, a failure when CI=true
-    path, _ = probe_bwrap()
-    assert path is not None
-    return path
 
 
 @pytest.fixture
