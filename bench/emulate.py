@@ -25,9 +25,9 @@ Printed: CPU per game of (2) and (3) (each worker process's from its fork, by ge
 and its bots' from their cgroups, so it needs a machine where bots get cgroups; the
 coordinator's ~1 ms a game, flat with the worker count, is in neither) and how it splits
 between the worker processes and the bots, their ratio (goal <= 1.15) and the bot
-processes each started; `--scaling` prints the real run's, oversubscribed. For equal
-workers it also prints the speed-up's upper bound: 1 worker's CPU over the slowest
-worker's (a worker and its bots take turns on its core, so its CPU is its time). Only a
+processes each started; `--scaling` prints the real run's, oversubscribed. It also
+prints the speed-up's upper bound: 1 worker's CPU over a worker's even share of the many
+workers' (a worker and its bots take turns on its core, so its CPU is its time). Only a
 machine with the cores can show the speed-up itself: cores there share caches, memory
 and, with all of them busy, a lower clock.
 
@@ -200,15 +200,19 @@ def emulate(workers: int = 14, games_per_pairing: int = 16) -> None:
                   f"{_split(total, games)}), {int(total[2])} bot processes; games per "
                   f"worker {min(map(len, lists))}-{max(map(len, lists))}")
             if label.startswith("equal"):
-                print(_bound(base_cpu, [cpu + bots for cpu, bots, _ in alone]))
+                print(_bound(base_cpu, total[0] + total[1], workers))
 
 
-def _bound(one: float, each: Sequence[float]) -> str:
-    """The speed-up's upper bound: 1 worker's CPU over the slowest worker's."""
-    bound = one / max(each)
-    return (f"    speed-up at most x{bound:.1f} ({bound / len(each):.0%} of linear; goal "
-            f">= 80%): the slowest worker's {max(each):.2f} s of CPU against 1 worker's "
-            f"{one:.2f} s, a core each and nothing else shared (cache, memory, clock)")
+def _bound(one: float, all_workers: float, workers: int) -> str:
+    """The speed-up's upper bound: 1 worker's CPU over each worker's share of the many
+    workers' CPU. Not over the slowest worker's here: which worker plays which game comes
+    from the simulation, whose game lengths are not these games' (a run's dispatch gives
+    the last games to the workers that run out first)."""
+    share = all_workers / workers
+    bound = one / share
+    return (f"    speed-up at most x{bound:.1f} ({bound / workers:.0%} of linear; goal >= 80%):"
+            f" {share:.2f} s of CPU a worker, shared evenly, against 1 worker's {one:.2f} s,"
+            " a core each and nothing else shared (cache, memory, clock)")
 
 
 def _split(figures: Sequence[float], games: int) -> str:

@@ -34,12 +34,12 @@ def test_the_emulation_bench_plays_each_workers_games_and_one_workers() -> None:
     dispatches = ("the run's dispatch", r"equal workers' \(simulated\)",
                   r"workers \+-20% \(simulated\)")
     bound = re.fullmatch(r"    speed-up at most x([\d.]+) \((\d+)% of linear; goal >= 80%\): "
-                         r"the slowest worker's ([\d.]+) s of CPU against 1 worker's "
+                         r"([\d.]+) s of CPU a worker, shared evenly, against 1 worker's "
                          r"([\d.]+) s, a core each and nothing else shared \(cache, "
                          r"memory, clock\)", lines[4])
     assert bound, done.stdout  # under the equal workers' line
-    slowest, whole = float(bound[3]), float(bound[4])
-    assert slowest < whole and abs(float(bound[1]) - whole / slowest) <= 0.05 + 1e-9
+    share, whole = float(bound[3]), float(bound[4])
+    assert share < whole and abs(float(bound[1]) - whole / share) <= 0.05 + 1e-9
     for line, dispatch in zip([*lines[2:4], lines[5]], dispatches, strict=True):
         two = re.fullmatch(rf"  2 workers, {dispatch}: CPU per game +([\d.]+) ms = [\d.]+ x "
                            r"1 worker's \(goal <= 1.15; workers ([\d.]+) \+ bots ([\d.]+)\), "
