@@ -56,4 +56,4 @@ def split(figures: re.Match[str]) -> None:
     """The CPU per game is the workers' and the bots' (each rounded to 0.1 ms), and the bots'
     is counted: a bot's CPU never reaches its worker's getrusage."""
     total, workers, bots = (float(figures[n]) for n in (1, 2, 3))
-    assert abs(workers + bots - total) <= 0.15 and bots > 0
+    assert abs(workers + bots - total) <= 0.15 + 1e-9 and bots > 0
