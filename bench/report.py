@@ -9,6 +9,8 @@ measured in the same run.
   `arena run` with its report (each game's viewer data made by its worker as the game is
   stored) and the report at its end (pages only), against it; and, before, the report at
   the end making every game's viewer data itself (`arena report` on the first run);
+- a game's views, made one game after another as a worker makes them, with Python's
+  cyclic garbage collector paused (as now) against running (before), alternated;
 - build: making the whole report from nothing, and rebuilding it (viewer data reused),
   against re-simulating every replay once (what `arena verify` does at least); the
   rebuild with each game's views found current by the stamp's quick check (the replay's
@@ -32,7 +34,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 from unittest.mock import patch
@@ -42,7 +44,7 @@ from scaling import _become_subreaper, _children, _children_cpu, _reap  # bench/
 from arena.games import REGISTRY
 from arena.referee.replay import read_replay
 from arena.referee.review import check_replay
-from arena.report import site
+from arena.report import site, viewdata
 from arena.report.data import load_run
 from arena.report.site import build_report
 from arena.report.viewdata import DATA, STAMP, digest, pack, read_view
@@ -88,6 +90,20 @@ def command(*args: str) -> tuple[float, float]:
     wall = time.perf_counter() - start
     _reap(_children() - before)
     return wall, _children_cpu() - cpu
+
+
+def views_cpu(replays: list[Path], out: Path) -> tuple[float, float]:
+    """CPU seconds a game's views cost, made one game after another as a worker makes
+    them: with the cyclic collector paused (as now), and running (before); the two
+    alternated game by game, so that the machine's load falls on both alike."""
+    spent = {"paused": 0.0, "running": 0.0}
+    for n, replay in enumerate(replays):
+        for mode, seam in (("paused", viewdata.collector_paused), ("running", nullcontext)):
+            with patch.object(viewdata, "collector_paused", seam):
+                started = time.process_time()
+                viewdata.ensure_views(replay, out / mode / str(n))
+                spent[mode] += time.process_time() - started
+    return spent["paused"] / len(replays), spent["running"] / len(replays)
 
 
 def timed(action: Callable[[], object]) -> float:
@@ -183,6 +199,10 @@ def main_() -> None:
               f"(the format before): {views / whole:.2f} x; the report in all "
               f"{(pages + data + assets) / 1e6:.2f} MB against "
               f"{(pages + data - views + whole + assets) / 1e6:.2f} MB")
+        paused, running = views_cpu(replays, Path(tmp) / "views")
+        print(f"a game's views: {paused * 1e3:.1f} ms of CPU with the garbage collector "
+              f"paused, {running * 1e3:.1f} ms with it running (before): "
+              f"{paused / running:.2f} x")
         print(f"build {build:.2f} s ({build / verify:.2f} x re-simulating every replay, "
               f"{verify:.2f} s); rebuild {rebuild:.2f} s ({rebuild / verify:.2f} x), "
               f"against {hashed:.2f} s hashing every replay (before): {rebuild / hashed:.2f} x")
