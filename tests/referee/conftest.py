@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
-from arena.referee.sandbox import probe_bwrap
+from arena.referee.sandbox import Launch, probe_bwrap
 from tests.security.zoo import need_bwrap
 
 
@@ -15,3 +17,11 @@ def bwrap() -> str:
     path, _ = probe_bwrap()
     assert path is not None
     return path
+
+
+def sandboxed_output(launch: Launch) -> str:
+    """What a launched bot prints (stripped), asserting that it exited with status 0."""
+    done = subprocess.run(launch.argv, env=launch.env, cwd=launch.cwd, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()

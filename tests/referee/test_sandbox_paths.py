@@ -7,16 +7,15 @@ started so) named nothing inside, and the bot failed before its hello."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import venv
 from pathlib import Path
 
 from arena.referee.limits import Limits
 from arena.referee.sandbox import bwrap_launch
+from tests.referee.conftest import sandboxed_output
 
 SCRIPT = "import os, sys\nprint(os.path.basename(sys.argv[0]), 'ran')\n"
-
 
 
 def output(bwrap: str, argv: list[str], tmp_path: Path) -> str:
@@ -26,10 +25,7 @@ def output(bwrap: str, argv: list[str], tmp_path: Path) -> str:
     cwd.mkdir()
     launch = bwrap_launch(bwrap, argv, {}, str(cwd), endpoint_dir=None, hide=[],
                           network=False, limits=Limits())
-    done = subprocess.run(launch.argv, env=launch.env, cwd=launch.cwd, capture_output=True,
-                          text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
+    return sandboxed_output(launch)
 
 
 def test_a_program_behind_a_linked_directory_starts(bwrap: str, tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ packages (ModuleNotFoundError)."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import venv
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 
 from arena.referee.limits import Limits
 from arena.referee.sandbox import bwrap_launch
+from tests.referee.conftest import sandboxed_output
 
 PROBE = "import venv_marker; print(venv_marker.WHERE)"
 
@@ -31,12 +31,6 @@ def env_dir(tmp_path: Path) -> Path:
     return root
 
 
-def run(launch_argv: list[str], env: dict[str, str], cwd: str | None) -> str:
-    done = subprocess.run(launch_argv, env=env, cwd=cwd, capture_output=True, text=True,
-                          check=False)
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
-
 
 def test_a_venv_interpreter_given_by_path_keeps_its_environment(bwrap: str,
                                                                 env_dir: Path) -> None:
@@ -44,7 +38,7 @@ def test_a_venv_interpreter_given_by_path_keeps_its_environment(bwrap: str,
     launch = bwrap_launch(bwrap, [".venv/bin/python", "-c", PROBE], {}, str(bot),
                           endpoint_dir=None, hide=[], network=False, limits=Limits())
     assert str(env_dir / "bin" / "python") in launch.argv  # not the base interpreter
-    assert run(launch.argv, launch.env, launch.cwd) == "the bot venv"
+    assert sandboxed_output(launch) == "the bot venv"
 
 
 def test_a_venv_found_on_path_is_bound_for_the_bot(bwrap: str, env_dir: Path,
@@ -54,4 +48,4 @@ def test_a_venv_found_on_path_is_bound_for_the_bot(bwrap: str, env_dir: Path,
     env = {"PATH": f"{env_dir / 'bin'}{os.pathsep}{os.environ['PATH']}"}
     launch = bwrap_launch(bwrap, ["python", "-c", PROBE], env, str(elsewhere),
                           endpoint_dir=None, hide=[], network=False, limits=Limits())
-    assert run(launch.argv, launch.env, launch.cwd) == "the bot venv"
+    assert sandboxed_output(launch) == "the bot venv"
