@@ -31,7 +31,7 @@ from arena.core.game import Json
 from arena.games import REGISTRY
 from arena.referee.replay import Replay, read_replay
 from arena.referee.review import engine_for
-from arena.report.views import PUBLIC, build_views, difference, overlay
+from arena.report.views import overlay, stored_views
 from arena.tournament.outputs import write_whole
 
 DATA = "data"
@@ -139,12 +139,10 @@ def write_game_views(replay: Replay, folder: Path) -> int:
         ArenaError: the replay's game is unknown or the replay does not re-simulate.
     """
     with collector_paused():
-        views = build_views(replay, engine_for(replay, REGISTRY))
+        views = stored_views(replay, engine_for(replay, REGISTRY))
         folder.mkdir(parents=True, exist_ok=True)
-        public = views[PUBLIC]
         for name, view in views.items():
-            stored = view if name == PUBLIC else difference(public, view)
-            write_script(folder / f"{name}.js", "arenaView", json.dumps(name), pack(stored))
+            write_script(folder / f"{name}.js", "arenaView", json.dumps(name), pack(view))
         return len(views)
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from arena.core.game import Game, Json
@@ -69,73 +70,106 @@ def moments(replay: Replay, game: Game[Any, Any]) -> list[Moment]:
     return out
 
 
-def public_keys(frames: Sequence[Moment]) -> list[str]:
-    """Return the observation keys whose value is the same for every seat in every frame."""
-    keys = list(frames[0].observations[0]) if frames else []
-    # one pass per frame over the keys still public, not one generator per key
-    public = set(keys)
+def changes(frames: Sequence[Moment], seat: int) -> list[dict[str, Json]]:
+    """Return, frame by frame, the keys of `seat`'s observation whose value changed since the
+    frame before (every key at the deal), with their new values."""
+    out: list[dict[str, Json]] = []
+    previous: dict[str, Json] = {}
     for moment in frames:
-        first, *others = moment.observations
-        for other in others:
-            public = {k for k in public if other.get(k) == first.get(k)}
+        observed = moment.observations[seat]
+        out.append({k: v for k, v in observed.items() if k not in previous or previous[k] != v})
+        previous = observed
+    return out
+
+
+def public_keys(frames: Sequence[Moment],
+                changed: Sequence[Sequence[Mapping[str, Json]]] | None = None) -> list[str]:
+    """Return the observation keys whose value is the same for every seat in every frame.
+
+    `changed` is each seat's `changes` (computed here when not given): a key that no seat's
+    observation changed at a frame keeps the values it had, equal if they were, so only the
+    keys some seat changed are compared again (a frame whose keys differ from the frame
+    before is compared whole).
+    """
+    if not frames:
+        return []
+    seats = range(len(frames[0].observations))
+    if changed is None:
+        changed = [changes(frames, seat) for seat in seats]
+    keys = list(frames[0].observations[0])
+    public = set(keys)
+    before: Sequence[Mapping[str, Json]] = ()
+    for n, moment in enumerate(frames):
+        first, *others = observations = moment.observations
+        suspects: Iterable[str] = public
+        if n and all(now.keys() == then.keys() for now, then in zip(observations, before)):
+            suspects = public.intersection(chain.from_iterable(seat[n] for seat in changed))
+        public -= {k for k in suspects
+                   if any(other.get(k) != first.get(k) for other in others)}
+        before = observations
     return [k for k in keys if k in public]
 
 
 def build_views(replay: Replay, game: Game[Any, Any]) -> dict[str, dict[str, Json]]:
-    """Return the viewer's data for every view of one game: `public`, `seat0`, `seat1`...
+    """Return the viewer's data for every view of one game, each whole: `public`, `seat0`,
+    `seat1`... (`stored_views`, each seat's laid over the public view).
+
+    Raises:
+        ArenaError: the replay does not re-simulate.
+    """
+    stored = stored_views(replay, game)
+    public = stored[PUBLIC]
+    return {name: view if name == PUBLIC else overlay(public, view)
+            for name, view in stored.items()}
+
+
+def stored_views(replay: Replay, game: Game[Any, Any]) -> dict[str, dict[str, Json]]:
+    """Return the views of one game as they are stored: `public` whole, and for each seat
+    (`seat0`, `seat1`...) what it adds to the public view (`overlay` makes it whole).
+
+    A seat's state keys that are public change at the same frames, to the same values, as
+    seat 0's, which the public view shows: so what a seat adds is its changes to the other
+    keys, found without comparing its state with the public view's.
 
     Raises:
         ArenaError: the replay does not re-simulate.
     """
     frames = moments(replay, game)
-    shared = public_keys(frames)
     players = int(replay.header["players"])
+    changed = [changes(frames, seat) for seat in range(players)]
+    shared = set(public_keys(frames, changed))
     forfeits: dict[int, list[Json]] = {}
     for line in replay.forfeits:
         forfeits.setdefault(int(line.get("decision", 0)),
                             []).append({"seat": line.get("seat"), "reason": line.get("reason")})
-    views = {PUBLIC: _view(replay, frames, None, shared, forfeits)}
+    public_frames = [_frame(moment.step, {k: v for k, v in own.items() if k in shared}, None,
+                            forfeits) for moment, own in zip(frames, changed[0], strict=True)]
+    views = {PUBLIC: _view(replay, None, public_frames)}
     for seat in range(players):
-        views[seat_view_name(seat)] = _view(replay, frames, seat, shared, forfeits)
+        extra: list[Json] = []
+        for moment, own, base in zip(frames, changed[seat], public_frames, strict=True):
+            frame = _frame(moment.step, {}, seat, forfeits)
+            added = {k: v for k, v in frame.items() if k != "state" and base.get(k) != v}
+            state = {k: v for k, v in own.items() if k not in shared}
+            if state:
+                added["state"] = state
+            extra.append(added)
+        views[seat_view_name(seat)] = {"view": seat_view_name(seat), "seat": seat,
+                                       "base": PUBLIC, "frames": extra}
     return views
 
 
-def difference(public: Mapping[str, Json], view: Mapping[str, Json]) -> dict[str, Json]:
-    """Return what a seat's `view` adds to the `public` view of the same game, frame by
-    frame: the frame's keys whose value differs (its events, action, fault) and the state
-    keys that differ or that the public view lacks; `overlay` makes the view again."""
-    frames: list[Json] = []
-    for base, own in zip(public["frames"], view["frames"], strict=True):
-        extra = {k: v for k, v in own.items() if k != "state" and base.get(k) != v}
-        state = {k: v for k, v in own["state"].items()
-                 if k not in base["state"] or base["state"][k] != v}
-        if state:
-            extra["state"] = state
-        frames.append(extra)
-    return {"view": view["view"], "seat": view["seat"], "base": PUBLIC, "frames": frames}
-
-
 def overlay(public: Mapping[str, Json], extra: Mapping[str, Json]) -> dict[str, Json]:
-    """Return the view that `difference` took `extra` from (what viewer.js does on load)."""
+    """Return the whole view of a seat from the public view and what the seat adds to it
+    (what viewer.js does on load)."""
     frames = [{**base, **own, "state": {**base["state"], **own.get("state", {})}}
               for base, own in zip(public["frames"], extra["frames"], strict=True)]
     return {**public, "view": extra["view"], "seat": extra["seat"], "frames": frames}
 
 
-def _view(replay: Replay, frames: Sequence[Moment], seat: int | None, shared: Sequence[str],
-          forfeits: Mapping[int, list[Json]]) -> dict[str, Json]:
-    previous: dict[str, Json] = {}
-    out: list[Json] = []
-    for moment in frames:
-        # the public view reads seat 0's observation, its shared keys only (no copy)
-        observed = moment.observations[0 if seat is None else seat]
-        keys: Iterable[str] = observed if seat is not None else shared
-        changed = {k: observed[k] for k in keys
-                   if k not in previous or previous[k] != observed[k]}
-        previous = observed
-        out.append(_frame(moment.step, changed, seat, forfeits))
+def _view(replay: Replay, seat: int | None, frames: list[Json]) -> dict[str, Json]:
     return {"view": PUBLIC if seat is None else seat_view_name(seat), "seat": seat,
-            "header": _header(replay), "frames": out, "end": _end(replay)}
+            "header": _header(replay), "frames": frames, "end": _end(replay)}
 
 
 def _frame(step: Mapping[str, Json] | None, changed: dict[str, Json], seat: int | None,

@@ -84,13 +84,13 @@ def test_views_are_made_with_the_collector_paused_and_it_runs_again_after(
     # a game's views made the cyclic collector run over the whole process about 17 times
     # in 80 games: a quarter of their CPU, for data with no cycles
     replay = sorted((finished_run / "replays").glob("*.jsonl"))[0]
-    build, seen = views.build_views, []
+    build, seen = views.stored_views, []
 
     def watched(*args: object) -> object:
         seen.append(gc.isenabled())
         return build(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(viewdata, "build_views", watched)
+    monkeypatch.setattr(viewdata, "stored_views", watched)
     assert gc.isenabled()
     assert ensure_views(replay, tmp_path / "views") == 4
     assert seen == [False] and gc.isenabled()
@@ -98,13 +98,13 @@ def test_views_are_made_with_the_collector_paused_and_it_runs_again_after(
     def broken(*args: object) -> object:
         raise OSError("disk gone")
 
-    monkeypatch.setattr(viewdata, "build_views", broken)
+    monkeypatch.setattr(viewdata, "stored_views", broken)
     with pytest.raises(OSError):
         ensure_views(replay, tmp_path / "other")
     assert gc.isenabled()  # given back on the way out of an error too
     gc.disable()
     try:
-        monkeypatch.setattr(viewdata, "build_views", watched)
+        monkeypatch.setattr(viewdata, "stored_views", watched)
         ensure_views(replay, tmp_path / "third")
         assert not gc.isenabled()  # left as it was found
     finally:

@@ -12,7 +12,7 @@ from arena.games import REGISTRY
 from arena.referee.replay import Replay, read_replay
 from arena.referee.review import engine_for, resimulate
 from arena.report.viewdata import read_view, unpack
-from arena.report.views import PUBLIC, build_views, moments, public_keys
+from arena.report.views import PUBLIC, Moment, build_views, moments, public_keys
 
 
 def replays(run: Path) -> list[Replay]:
@@ -54,6 +54,33 @@ def test_the_public_view_is_what_every_seat_sees_alike(finished_run: Path) -> No
         public = merged(build_views(replay, game)[PUBLIC])
         seat0 = observations(replay, 0)
         assert public == [{k: obs[k] for k in shared} for obs in seat0]
+
+
+def every_seat_alike(frames: list[Moment]) -> list[str]:
+    """The public keys by their definition: frame 0's keys whose value every seat shares at
+    every frame (a key a seat lacks reads as None)."""
+    return [k for k in frames[0].observations[0]
+            if all(len({json.dumps(o.get(k)) for o in m.observations}) == 1 for m in frames)]
+
+
+def test_public_keys_compare_again_only_what_changed_and_are_those_alike(
+        finished_run: Path) -> None:
+    for replay in replays(finished_run):
+        frames = moments(replay, engine_for(replay, REGISTRY))
+        assert public_keys(frames) == every_seat_alike(frames)
+
+
+def test_a_key_one_seat_changes_or_drops_is_no_longer_public() -> None:
+    def frame(*observations: dict[str, Json]) -> Moment:
+        return Moment(None, observations)
+
+    same = {"a": 1, "b": [1], "c": 1}
+    frames = [frame(same, same, same),
+              frame({**same, "b": [2]}, {**same, "b": [2]}, {**same, "b": [2]}),  # all alike
+              frame({**same, "b": [2]}, {**same, "b": [2], "a": 2}, {**same, "b": [2]}),
+              frame({**same, "b": [2]}, {"a": 2, "b": [2]}, {**same, "b": [2]})]  # c dropped
+    assert public_keys(frames) == every_seat_alike(frames) == ["b"]
+    assert public_keys(frames[:3]) == every_seat_alike(frames[:3]) == ["b", "c"]
 
 
 def compact(value: Json) -> str:
