@@ -102,7 +102,8 @@ def public_keys(frames: Sequence[Moment],
     for n, moment in enumerate(frames):
         first, *others = observations = moment.observations
         suspects: Iterable[str] = public
-        if n and all(now.keys() == then.keys() for now, then in zip(observations, before)):
+        if n and all(now.keys() == then.keys()
+                     for now, then in zip(observations, before, strict=True)):
             suspects = public.intersection(chain.from_iterable(seat[n] for seat in changed))
         public -= {k for k in suspects
                    if any(other.get(k) != first.get(k) for other in others)}
