@@ -377,7 +377,7 @@ def test_a_replay_keeps_names_outside_ascii_one_line_per_record(tmp_path: Path) 
     lines = data.split(b"\n")
     assert lines[-1] == b"" and all(json.loads(line) for line in lines[:-1])
     replay = read_replay(tmp_path / "r.jsonl")
-    assert [b["name"] for b in replay.header["bots"]] == names  # type: ignore[union-attr]
-    assert {b["version"] for b in replay.header["bots"]} == {"ü1"}  # type: ignore[union-attr]
+    assert [b["name"] for b in replay.header["bots"]] == names
+    assert {b["version"] for b in replay.header["bots"]} == {"ü1"}
     assert len(replay.steps) + 2 == len(lines) - 1  # header, decisions, outcome
     assert check_replay(replay, _registry()) == []
