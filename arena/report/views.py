@@ -16,7 +16,7 @@ The game seed never goes into a view: with it, anyone could deal the game again.
 store only the state keys that changed since the frame before (the viewer merges them
 back), which keeps a game's views a few times smaller than its replay.
 
-A seat's view is stored as what it adds to the public view (`difference`: its own state
+A seat's view is stored as what it adds to the public view (`stored_views`: its own state
 keys, the events only it sees, its actions and fault details), the viewer laying it over
 the public view (`overlay`): the public part, the same in every view, is stored once a game
 instead of once per view, which makes a game's view data about three times smaller. The
@@ -139,25 +139,39 @@ def stored_views(replay: Replay, game: Game[Any, Any]) -> dict[str, dict[str, Js
     players = int(replay.header["players"])
     changed = [changes(frames, seat) for seat in range(players)]
     shared = set(public_keys(frames, changed))
-    forfeits: dict[int, list[Json]] = {}
-    for line in replay.forfeits:
-        forfeits.setdefault(int(line.get("decision", 0)),
-                            []).append({"seat": line.get("seat"), "reason": line.get("reason")})
-    public_frames = [_frame(moment.step, {k: v for k, v in own.items() if k in shared}, None,
-                            forfeits) for moment, own in zip(frames, changed[0], strict=True)]
-    views = {PUBLIC: _view(replay, None, public_frames)}
+    forfeits = _forfeits(replay)
+    public = [_frame(moment.step, {k: v for k, v in own.items() if k in shared}, None, forfeits)
+              for moment, own in zip(frames, changed[0], strict=True)]
+    views: dict[str, dict[str, Json]] = {PUBLIC: {
+        "view": PUBLIC, "seat": None, "header": _header(replay), "frames": public,
+        "end": _end(replay)}}
     for seat in range(players):
-        extra: list[Json] = []
-        for moment, own, base in zip(frames, changed[seat], public_frames, strict=True):
-            frame = _frame(moment.step, {}, seat, forfeits)
-            added = {k: v for k, v in frame.items() if k != "state" and base.get(k) != v}
-            state = {k: v for k, v in own.items() if k not in shared}
-            if state:
-                added["state"] = state
-            extra.append(added)
-        views[seat_view_name(seat)] = {"view": seat_view_name(seat), "seat": seat,
-                                       "base": PUBLIC, "frames": extra}
+        views[seat_view_name(seat)] = {
+            "view": seat_view_name(seat), "seat": seat, "base": PUBLIC,
+            "frames": [_added(_frame(moment.step, {}, seat, forfeits), base,
+                              {k: v for k, v in own.items() if k not in shared})
+                       for moment, own, base in zip(frames, changed[seat], public,
+                                                    strict=True)]}
     return views
+
+
+def _added(frame: dict[str, Json], base: Mapping[str, Json],
+           state: dict[str, Json]) -> dict[str, Json]:
+    """What a seat's `frame` adds to the public view's `base`: the keys whose value differs
+    (its events, action, fault) and its own `state` keys, if any changed."""
+    added = {k: v for k, v in frame.items() if k != "state" and base.get(k) != v}
+    if state:
+        added["state"] = state
+    return added
+
+
+def _forfeits(replay: Replay) -> dict[int, list[Json]]:
+    """The forfeits at each decision (0: before the first one)."""
+    out: dict[int, list[Json]] = {}
+    for line in replay.forfeits:
+        out.setdefault(int(line.get("decision", 0)),
+                       []).append({"seat": line.get("seat"), "reason": line.get("reason")})
+    return out
 
 
 def overlay(public: Mapping[str, Json], extra: Mapping[str, Json]) -> dict[str, Json]:
@@ -166,11 +180,6 @@ def overlay(public: Mapping[str, Json], extra: Mapping[str, Json]) -> dict[str, 
     frames = [{**base, **own, "state": {**base["state"], **own.get("state", {})}}
               for base, own in zip(public["frames"], extra["frames"], strict=True)]
     return {**public, "view": extra["view"], "seat": extra["seat"], "frames": frames}
-
-
-def _view(replay: Replay, seat: int | None, frames: list[Json]) -> dict[str, Json]:
-    return {"view": PUBLIC if seat is None else seat_view_name(seat), "seat": seat,
-            "header": _header(replay), "frames": frames, "end": _end(replay)}
 
 
 def _frame(step: Mapping[str, Json] | None, changed: dict[str, Json], seat: int | None,
