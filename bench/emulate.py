@@ -20,7 +20,12 @@ measures that work alone:
    in a worker process forked as a run's are (the fork server) with a referee of its own,
    it and its bots pinned to one core: the same games, the same bots started (the
    sandbox, the limits, the referee options of the run's workers), no other worker there;
-3. the 1-worker run the same way: one worker plays all the games in the queue's order.
+3. the 1-worker run the same way, once beside each of the three: one worker process plays
+   all the games in the queue's order, a part of them before each of (2)'s workers (its
+   bots idle in between), so that it and they share the same stretch of time: on a shared
+   machine the others' load comes and goes (one worker's CPU a game read 13.8 to 21.0 ms
+   in three runs of the same code on one day), and a baseline measured before all the
+   rest moved the ratios by up to 0.04.
 Printed: CPU per game of (2) and (3) (each worker process's from its fork, by getrusage,
 and its bots' from their cgroups, so it needs a machine where bots get cgroups; the
 coordinator's ~1 ms a game, flat with the worker count, is in neither) and how it splits
@@ -38,6 +43,7 @@ Run: `.venv/bin/python bench/tournament.py --emulate [WORKERS [GAMES_PER_TABLE]]
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import resource
@@ -45,6 +51,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -87,11 +94,41 @@ class Setup:
     rules: dict[str, Any]
 
 
-def _play(setup: Setup, games: Sequence[Game], workdir: Path, core: int,
-          conn: Connection) -> None:
-    """In a worker process forked as a run's are: play `games` with one referee, send back
-    the process's CPU since its fork and its bots', and the bot processes started."""
-    os.sched_setaffinity(0, {core})  # the bots inherit it
+def play_alone(setup: Setup, games: Sequence[Game], workdir: Path,
+               core: int) -> tuple[float, float, int]:
+    """Play `games` in order in a worker process of its own on `core`; return the CPU it
+    took (the process from its fork; its bots) and how many bot processes it started."""
+    worker, conn = _start(setup, games, workdir, core)
+    conn.send(len(games))
+    conn.recv()
+    return _finish(worker, conn)
+
+
+def _start(setup: Setup, games: Sequence[Game], workdir: Path,
+           core: int) -> tuple[BaseProcess, Connection]:
+    """A worker process (`_serve`) ready to play `games`, and the pipe that tells it when."""
+    context = worker_context()
+    here, there = context.Pipe()
+    worker = context.Process(target=_serve, args=(setup, games, workdir, core, there))
+    worker.start()
+    there.close()
+    return worker, here
+
+
+def _finish(worker: BaseProcess, conn: Connection) -> tuple[float, float, int]:
+    """End a `_serve` worker; return its figures."""
+    conn.send(None)
+    got: tuple[float, float, int] = conn.recv()
+    worker.join()
+    return got
+
+
+def _serve(setup: Setup, games: Sequence[Game], workdir: Path, core: int,
+           conn: Connection) -> None:
+    """In a worker process forked as a run's are: play `games` in order with one referee,
+    as many at a time as `conn` asks for (the bots stay up, idle, in between); on None,
+    send back the process's CPU since its fork, its bots', and the bot processes started."""
+    os.sched_setaffinity(0, {core})
     Cgroup.remove = _remove_counted  # type: ignore[method-assign, assignment]
     started = 0
 
@@ -102,28 +139,35 @@ def _play(setup: Setup, games: Sequence[Game], workdir: Path, core: int,
             return super()._spawn(bot)
 
     workdir.mkdir(parents=True)
+    queue = iter(enumerate(games))
     with Counting(setup.bots, setup.time, setup.faults, workdir, sandbox=setup.sandbox,
                   hide=(workdir,), announce=False, max_bots=setup.max_bots) as referee:
-        for n, (seed, seating, upcoming) in enumerate(games):
-            referee.play(setup.game, setup.rules, seed, seating, workdir / f"g{n}.jsonl",
-                         upcoming=upcoming)
-    usage = resource.getrusage(resource.RUSAGE_SELF)  # a forked process's own, from zero
+        while (count := conn.recv()) is not None:
+            for n, (seed, seating, upcoming) in itertools.islice(queue, count):
+                referee.play(setup.game, setup.rules, seed, seating, workdir / f"g{n}.jsonl",
+                             upcoming=upcoming)
+            conn.send(count)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     conn.send((usage.ru_utime + usage.ru_stime, _BOTS_CPU[0], started))
     conn.close()
 
 
-def play_alone(setup: Setup, games: Sequence[Game], workdir: Path,
-               core: int) -> tuple[float, float, int]:
-    """Play `games` in order in a worker process of its own on `core`; return the CPU it
-    took (the process from its fork; its bots) and how many bot processes it started."""
-    context = worker_context()
-    receive, send = context.Pipe(duplex=False)
-    worker = context.Process(target=_play, args=(setup, games, workdir, core, send))
-    worker.start()
-    send.close()
-    got: tuple[float, float, int] = receive.recv()
-    worker.join()
-    return got
+def interleaved(setup: Setup, one_worker: Sequence[Game], lists: Sequence[Sequence[Game]],
+                workdir: Path, core: int) -> tuple[tuple[float, float, int],
+                                                    list[tuple[float, float, int]]]:
+    """Play each list of games alone in a worker process of its own on `core` (as
+    `play_alone`), and between them, an equal part of `one_worker` in one more worker
+    process that plays all of it: one worker's baseline measured over the same stretch of
+    time, so that a load from elsewhere that comes and goes weighs on both alike. Return
+    the baseline's figures and each list's."""
+    baseline, conn = _start(setup, one_worker, workdir / "one", core)
+    alone = []
+    for n, games in enumerate(lists):
+        # the baseline's part n: its games from n/len to (n+1)/len of the queue
+        conn.send((n + 1) * len(one_worker) // len(lists) - n * len(one_worker) // len(lists))
+        conn.recv()
+        alone.append(play_alone(setup, games, workdir / f"w{n}", core))
+    return _finish(baseline, conn), alone
 
 
 def worker_games(notes: Path) -> list[list[Game]]:
@@ -180,22 +224,21 @@ def emulate(workers: int = 14, games_per_pairing: int = 16) -> None:
                       config.bot_bound(), config.game, dict(config.rules))
         core = max(os.sched_getaffinity(0))
         one_worker = queue_order(config)
-        base = play_alone(setup, one_worker, out / "one", core)
         games = len(one_worker)
-        base_cpu = base[0] + base[1]
-        print(f"{workers} workers' games, each worker's played alone on one core "
-              f"({games} games, {config.table.size}-seat round-robin of 8 Python bots):")
-        print(f"  1 worker:  CPU per game {base_cpu / games * 1e3:5.1f} ms "
-              f"({_split(base, games)}), {base[2]} bot processes")
+        print(f"{workers} workers' games, each worker's played alone on one core, "
+              f"interleaved with one worker playing them all ({games} games, "
+              f"{config.table.size}-seat round-robin of 8 Python bots):")
         for label, lists, bounded in (
                 ("the run's dispatch", worker_games(out / "notes"), False),
                 ("equal workers' (simulated)", simulated_games(config, workers), True),
                 ("workers +-20% (simulated)", simulated_games(config, workers, 0.2), False)):
-            alone = [play_alone(setup, played, out / f"{label[:3]}{n}", core)
-                     for n, played in enumerate(lists)]
             assert sum(map(len, lists)) == games
+            base, alone = interleaved(setup, one_worker, lists, out / label[:3], core)
+            base_cpu = base[0] + base[1]
             total = tuple(sum(figures) for figures in zip(*alone, strict=True))
             per_game = (total[0] + total[1]) / games
+            print(f"  1 worker, beside {label}: CPU per game {base_cpu / games * 1e3:5.1f} ms "
+                  f"({_split(base, games)}), {base[2]} bot processes")
             print(f"  {workers} workers, {label}: CPU per game {per_game * 1e3:5.1f} ms = "
                   f"{per_game * games / base_cpu:.2f} x 1 worker's (goal <= 1.15; "
                   f"{_split(total, games)}), {int(total[2])} bot processes; games per "

@@ -2,7 +2,8 @@
 worker; `make bench` is run by hand, not by the suite, so a change to the referee's or the
 runner's seams it uses would break it silently. Two workers, one game per table: it must
 play the games by one worker and by each worker, as the run and as the simulated dispatch
-gave them out (every game once each time), and print its figures."""
+gave them out (every game once each time), each beside a baseline of one worker playing
+them all, interleaved with it, and print its figures."""
 
 from __future__ import annotations
 
@@ -25,35 +26,42 @@ def test_the_emulation_bench_plays_each_workers_games_and_one_workers() -> None:
                            "2", "1"], capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("2 workers' games, each worker's played alone on one core "
-                               "(70 games")
-    one = re.fullmatch(r"  1 worker:  CPU per game +([\d.]+) ms \(workers ([\d.]+) \+ bots "
-                       r"([\d.]+)\), (\d+) bot processes", lines[1])
-    assert one and int(one[4]) == 8, done.stdout  # one worker holds all eight bots
-    split(one)
+    assert lines[0].startswith("2 workers' games, each worker's played alone on one core, "
+                               "interleaved with one worker playing them all (70 games")
     dispatches = ("the run's dispatch", r"equal workers' \(simulated\)",
                   r"workers \+-20% \(simulated\)")
+    # each dispatch: one worker's baseline beside it, its line; the equal workers' bound
+    rows = [lines[1:3], lines[3:5], lines[6:8]]
+    for (base, many), dispatch in zip(rows, dispatches, strict=True):
+        one = re.fullmatch(rf"  1 worker, beside {dispatch}: CPU per game +([\d.]+) ms "
+                           r"\(workers ([\d.]+) \+ bots ([\d.]+)\), (\d+) bot processes", base)
+        assert one and int(one[4]) == 8, done.stdout  # one worker holds all eight bots
+        split(one)
+        two = re.fullmatch(rf"  2 workers, {dispatch}: CPU per game +([\d.]+) ms = ([\d.]+) "
+                           r"x 1 worker's \(goal <= 1.15; workers ([\d.]+) \+ bots "
+                           r"([\d.]+)\), (\d+) bot processes; games per worker (\d+)-(\d+)",
+                           many)
+        assert two, done.stdout
+        split(two, 1, 3, 4)
+        # the ratio is against the baseline beside it (each printed rounded)
+        ratio = float(two[1]) / float(one[1])
+        assert abs(float(two[2]) - ratio) <= 0.005 + ratio * 0.1 / float(one[1]) + 1e-9
+        assert int(two[5]) >= 8 + 4  # the second worker started at least a table's bots
+        assert int(two[6]) + int(two[7]) == 70 and int(two[6]) > 0  # each game once
     bound = re.fullmatch(r"    speed-up at most x([\d.]+) \((\d+)% of linear; goal >= 80%\): "
                          r"([\d.]+) s of CPU a worker, shared evenly, against 1 worker's "
                          r"([\d.]+) s, a core each and nothing else shared \(cache, "
-                         r"memory, clock\)", lines[4])
+                         r"memory, clock\)", lines[5])
     assert bound, done.stdout  # under the equal workers' line
     share, whole = float(bound[3]), float(bound[4])
     # the bound is printed to 0.1, the two times to 0.01 s, each rounded half a digit
     slack = 0.05 + whole / share * (0.005 / whole + 0.005 / share) + 1e-9
     assert share < whole and abs(float(bound[1]) - whole / share) <= slack
-    for line, dispatch in zip([*lines[2:4], lines[5]], dispatches, strict=True):
-        two = re.fullmatch(rf"  2 workers, {dispatch}: CPU per game +([\d.]+) ms = [\d.]+ x "
-                           r"1 worker's \(goal <= 1.15; workers ([\d.]+) \+ bots ([\d.]+)\), "
-                           r"(\d+) bot processes; games per worker (\d+)-(\d+)", line)
-        assert two, done.stdout
-        split(two)
-        assert int(two[4]) >= 8 + 4  # the second worker started at least a table's bots
-        assert int(two[5]) + int(two[6]) == 70 and int(two[5]) > 0  # each game once
+    assert len(lines) == 8, done.stdout
 
 
-def split(figures: re.Match[str]) -> None:
+def split(figures: re.Match[str], total: int = 1, workers: int = 2, bots: int = 3) -> None:
     """The CPU per game is the workers' and the bots' (each rounded to 0.1 ms), and the bots'
     is counted: a bot's CPU never reaches its worker's getrusage."""
-    total, workers, bots = (float(figures[n]) for n in (1, 2, 3))
-    assert abs(workers + bots - total) <= 0.15 + 1e-9 and bots > 0
+    whole, own, theirs = (float(figures[n]) for n in (total, workers, bots))
+    assert abs(own + theirs - whole) <= 0.15 + 1e-9 and theirs > 0
