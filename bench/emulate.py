@@ -161,12 +161,20 @@ def interleaved(setup: Setup, one_worker: Sequence[Game], lists: Sequence[Sequen
     time, so that a load from elsewhere that comes and goes weighs on both alike. Return
     the baseline's figures and each list's."""
     baseline, conn = _start(setup, one_worker, workdir / "one", core)
-    alone = []
-    for n, games in enumerate(lists):
-        # the baseline's part n: its games from n/len to (n+1)/len of the queue
-        conn.send((n + 1) * len(one_worker) // len(lists) - n * len(one_worker) // len(lists))
-        conn.recv()
-        alone.append(play_alone(setup, games, workdir / f"w{n}", core))
+    try:
+        alone = []
+        for n, games in enumerate(lists):
+            # the baseline's part n: its games from n/len to (n+1)/len of the queue
+            conn.send((n + 1) * len(one_worker) // len(lists)
+                      - n * len(one_worker) // len(lists))
+            conn.recv()
+            alone.append(play_alone(setup, games, workdir / f"w{n}", core))
+    except BaseException:
+        # a worker that failed (or an interrupt): the baseline waits on its pipe, and the
+        # process could not exit while it lives; closed, the pipe ends it (its bots stopped)
+        conn.close()
+        baseline.join()
+        raise
     return _finish(baseline, conn), alone
 
 
@@ -183,7 +191,7 @@ def worker_games(notes: Path) -> list[list[Game]]:
 def queue_order(config: Any) -> list[Game]:
     """All the games in the order the runner queues them, each hinting the next (as one
     worker plays them)."""
-    # imported here, not at the top: each worker process imports this module (`_play` is
+    # imported here, not at the top: each worker process imports this module (`_serve` is
     # here), and bench/starts.py with the dispatch simulation would cost it ~10 ms of CPU
     # that a real worker never pays (so in every function the workers do not call)
     from starts import queued_jobs  # bench/starts.py

@@ -7,10 +7,13 @@ them all, interleaved with it, and print its figures."""
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from arena.referee.limits import Enforcer, detect
 from tests.polyglot.starters import missing
@@ -68,3 +71,29 @@ def split(figures: re.Match[str], total: int = 1, workers: int = 2, bots: int = 
     is counted: a bot's CPU never reaches its worker's getrusage."""
     whole, own, theirs = (float(figures[n]) for n in (total, workers, bots))
     assert abs(own + theirs - whole) <= 0.15 + 1e-9 and theirs > 0
+
+
+def test_a_worker_that_fails_ends_the_emulation_and_its_baseline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the baseline's process waits on its pipe between its parts: left alive after a
+    # worker's failure, it would keep the bench (and this process) from ever exiting
+    enforcer, why = detect()
+    if enforcer is Enforcer.RLIMIT:
+        missing(f"no cgroup for bots: {why}")
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))  # the workers import it too
+    from emulate import Game, Setup, interleaved, queue_order
+    from starts import _config
+
+    config = _config(tmp_path, 1)
+    setup = Setup(config.bots, config.time, config.faults, config.sandbox, config.bot_bound(),
+                  config.game, dict(config.rules))
+    games = queue_order(config)[:2]
+    seed, seating, _ = games[0]
+    broken: list[Game] = [(seed, ["nobody", *seating[1:]], [])]  # no such bot: it fails
+    with pytest.raises(EOFError):
+        interleaved(setup, games, [games[:1], broken], tmp_path / "e", 0)
+    leftover = multiprocessing.active_children()
+    for process in leftover:  # so that this fails here rather than hangs the suite's exit
+        process.terminate()
+        process.join()
+    assert leftover == []
