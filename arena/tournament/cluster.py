@@ -33,6 +33,7 @@ from arena.core.record import GameRecord
 from arena.tournament.bundles import Bundle, pack
 from arena.tournament.cluster_worker import Done, Failed, Need, WorkSpec, close_run, play
 from arena.tournament.store import GameKey, Store
+from arena.tournament.worker_logs import Sink
 from arena.tournament.workers import POLL_S, Event
 
 if TYPE_CHECKING:
@@ -81,6 +82,8 @@ class DaskExecutor:
         self.room = 0
         """How many games may be on the cluster at once (`AHEAD` per worker thread)."""
         self.counted = -RECOUNT_S
+        self.logs = Sink()
+        """Prints what the games logged on the workers, as a local run's pool does."""
 
     def __enter__(self) -> DaskExecutor:
         self.client, self.cluster = _connect(self.address, self.runner.concurrency)
@@ -104,7 +107,8 @@ class DaskExecutor:
                     placed[bot.name] = bundle.placed
         return WorkSpec(self.token, config.bots, placed, config.time, config.faults,
                         config.game, dict(config.rules), config.sandbox,
-                        config.transport == "tcp", config.bot_bound())
+                        config.transport == "tcp", config.bot_bound(),
+                        logging.getLogger("arena").getEffectiveLevel())
 
     def submit(self, job: Job) -> None:
         """Queue a game; it goes to the cluster when fewer than `AHEAD` games per worker
@@ -192,6 +196,8 @@ class DaskExecutor:
                 return
             raise ArenaError(f"game {key} {_failure(future.exception())}{_RESUME}")
         outcome = future.result()
+        for record in outcome.logs:
+            self.logs.log(record)
         if isinstance(outcome, Need):
             self._send(key, outcome.digests)
         elif isinstance(outcome, Failed):

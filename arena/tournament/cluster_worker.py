@@ -13,6 +13,7 @@ replay's bytes, and the coordinator writes both.
 from __future__ import annotations
 
 import contextlib
+import logging
 import shutil
 import threading
 import time
@@ -27,6 +28,7 @@ from arena.core.game import Json
 from arena.referee.sandbox import SandboxPolicy
 from arena.referee.spec import LOOPBACK_TCP, BotSpec, FaultPolicy, TimeControl
 from arena.tournament.bundles import Placed, place, unpack, unpacked
+from arena.tournament.worker_logs import LogPayload, kept
 
 if TYPE_CHECKING:
     from arena.referee import Referee
@@ -50,6 +52,8 @@ class WorkSpec:
     sandbox: SandboxPolicy
     tcp: bool
     max_bots: int
+    log_level: int = logging.WARNING
+    """The coordinator's: a game's records at this level or above go back with its result."""
 
     @property
     def topic(self) -> str:
@@ -62,6 +66,8 @@ class Need:
     """The task did not play: these bundles are not on the worker's machine."""
 
     digests: tuple[str, ...]
+    logs: tuple[LogPayload, ...] = ()
+    """What the task logged (`worker_logs.kept`), for the coordinator to print."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +83,7 @@ class Done:
     worker: str
     thread: int
     """The worker thread that played it (each has its own referee)."""
+    logs: tuple[LogPayload, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +92,7 @@ class Failed:
 
     message: str
     worker: str
+    logs: tuple[LogPayload, ...] = ()
 
 
 @dataclass
@@ -108,7 +116,15 @@ _THREADS: dict[int, int] = {}
 
 def play(spec: WorkSpec, job: Job, upcoming: Sequence[str],
          data: Mapping[str, bytes]) -> Need | Done | Failed:
-    """Play one game (the Dask task); `data` holds the bytes of bundles the worker lacked."""
+    """Play one game (the Dask task); `data` holds the bytes of bundles the worker lacked.
+    What it logs goes back with its outcome."""
+    with kept(spec.log_level) as logs:
+        outcome = _task(spec, job, upcoming, data)
+    return replace(outcome, logs=tuple(logs))
+
+
+def _task(spec: WorkSpec, job: Job, upcoming: Sequence[str],
+          data: Mapping[str, bytes]) -> Need | Done | Failed:
     from distributed import get_worker
 
     worker = get_worker()

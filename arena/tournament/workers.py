@@ -39,6 +39,7 @@ from arena.core.record import GameRecord
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
 from arena.tournament.dispatch import Dispatcher, start_cost
 from arena.tournament.store import DB_NAME, GameKey, Store
+from arena.tournament.worker_logs import SEND_LOCK, Sink, forward
 
 if TYPE_CHECKING:
     from arena.tournament.runner import AfterStore, Job, RefereeFactory, Runner
@@ -55,7 +56,8 @@ Event = tuple[str, int, GameKey | None, Any]
 bots whose process is alive in that worker, sent before its `done`), `done` (payload: the
 record's JSON), `retry` (payload: what happened, one line), `bundle` (a cluster's worker
 received a bot bundle; payload: its digest); `error` is raised, never returned, and `pace`
-(payload: a `Pace`, sent before `done`) is kept by the pool, never returned."""
+(payload: a `Pace`, sent before `done`) and `log` (a record of the worker's:
+`worker_logs`) are kept by the pool, never returned."""
 
 Pace = tuple[float, int, float]
 """One game's wall seconds without its waits for bots, the bot starts it waited for, and
@@ -171,6 +173,7 @@ class Pool:
         self.deaths: Counter[GameKey | None] = Counter()
         self.paces: tuple[float, int, float, int] = (0.0, 0, 0.0, 0)
         """Games' wall seconds without waits, games, seconds waited for bots, starts."""
+        self.logs = Sink()
 
     def __enter__(self) -> Pool:
         for index in range(self.runner.concurrency):
@@ -185,7 +188,8 @@ class Pool:
             args=(index, config.bots, config.time, config.faults, config.game,
                   dict(config.rules), runner.out, config.fingerprint, runner.referee, theirs,
                   dict(os.environ), runner.after_store,
-                  worker_core(index) if config.pin_workers else None))
+                  worker_core(index) if config.pin_workers else None,
+                  logging.getLogger("arena").getEffectiveLevel()))
         process.start()
         theirs.close()  # else the parent would never read the end of the worker's pipe
         self.workers[index] = _Worker(process, mine)
@@ -251,6 +255,9 @@ class Pool:
             worker.live = frozenset(payload)
         elif kind == "pace":
             self._paced(payload)
+            return
+        elif kind == "log":
+            self.logs.log(payload)
             return
         elif kind == "done":
             worker.job = None
@@ -321,6 +328,7 @@ class Pool:
                 if worker.process.is_alive():
                     os.kill(worker.process.pid or 0, signal.SIGTERM)
             deadline = time.monotonic() + 10
+        self._drain(workers, deadline)
         for worker in workers:
             worker.process.join(max(0.1, deadline - time.monotonic()))
             if worker.process.is_alive():
@@ -328,6 +336,22 @@ class Pool:
                 worker.process.join(1)
             worker.conn.close()
 
+
+    def _drain(self, workers: Sequence[_Worker], deadline: float) -> None:
+        """Print what stopping workers still log, until each closes its pipe or `deadline`
+        passes: a worker that logs more than a pipe holds while it stops its bots would
+        otherwise wait on the pipe until it is killed."""
+        pipes = [worker.conn for worker in workers]
+        while pipes and (left := deadline - time.monotonic()) > 0:
+            ready = wait(pipes, timeout=left)
+            for conn in [c for c in pipes if c in ready]:
+                try:
+                    while conn.poll():
+                        event: Event = conn.recv()
+                        if event[0] == "log":
+                            self.logs.log(event[3])
+                except (EOFError, OSError):
+                    pipes.remove(conn)
 
 _RESUME = ("; the games committed so far are kept: once that is fixed, run again with "
            "--resume")
@@ -345,20 +369,23 @@ def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
                 faults: FaultPolicy, game: str, rules: dict[str, Json], out: Path,
                 fingerprint: str, referee: RefereeFactory, conn: Connection,
                 environ: dict[str, str] | None = None,
-                after_store: AfterStore | None = None, core: int | None = None) -> None:
+                after_store: AfterStore | None = None, core: int | None = None,
+                log_level: int = logging.WARNING) -> None:
     """Play the jobs the parent sends on `conn` until it sends None; commit each game and
     report it. Any error is reported in one line before the worker exits.
 
     `environ` is the parent's environment now: a worker forked from the fork server would
     otherwise inherit the server's, as it was when the server started. `after_store` runs
     on each game once it is committed, before the parent hears of it. With `core`, the
-    worker and its bots run on that core alone (`worker_core`).
+    worker and its bots run on that core alone (`worker_core`). Log records at
+    `log_level` or above go to the parent, which prints them (`worker_logs`).
 
     Ctrl-C is left to the parent (which stops the workers); SIGTERM exits through the
     referee's context manager, so no bot process is left behind.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    forward(conn, index, log_level)
     _pin(core)
     if environ is not None:
         os.environ.clear()
@@ -409,7 +436,8 @@ def _receive(conn: Connection) -> tuple[Job, tuple[str, ...]] | None:
 
 def _send(conn: Connection, event: Event) -> None:
     try:
-        conn.send(event)
+        with SEND_LOCK:  # a log record may be on its way from another thread
+            conn.send(event)
     except OSError as exc:
         raise _ParentGone from exc
 
