@@ -20,9 +20,12 @@ import logging
 import queue
 import re
 import secrets
+import signal
+import threading
 import time
 import warnings
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
@@ -32,6 +35,7 @@ from arena.core.errors import ArenaError
 from arena.core.record import GameRecord
 from arena.tournament.bundles import Bundle, pack
 from arena.tournament.cluster_worker import Done, Failed, Need, WorkSpec, close_run, play
+from arena.tournament.clusterconf import local_workers
 from arena.tournament.store import GameKey, Store
 from arena.tournament.worker_logs import Sink
 from arena.tournament.workers import POLL_S, Event
@@ -131,7 +135,7 @@ class DaskExecutor:
         assert self.client is not None and self.spec is not None
         with warnings.catch_warnings():
             # a bundle in the task is large on purpose (see `_send`); Dask would warn
-            warnings.filterwarnings("ignore", message=".*[Ll]arge object")
+            warnings.filterwarnings("ignore", message=".*[Ll]arge (object|graph)")
             future = self.client.submit(play, self.spec, job, (), data, pure=False,
                                         key=f"arena-{self.token}-{job.key}-"
                                             f"{next(self.tries)}")
@@ -310,15 +314,43 @@ def _connect(address: str, workers: int) -> tuple[Client, Any]:
                          "distributed) on this machine and on every worker") from None
     cluster: Any = None
     try:
-        if address.startswith("local"):
-            count = int(address.partition(":")[2] or workers)
-            # one thread a worker: a referee is Python, threads would share one GIL
-            cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0", silence_logs=logging.ERROR)
+        count = local_workers(address)
+        if count is not None:
+            count = count or workers
+            with _no_interrupt():
+                # one thread a worker: a referee is Python, threads would share one GIL
+                cluster = LocalCluster(n_workers=count, threads_per_worker=1,
+                                       processes=True, dashboard_address=":0",
+                                       silence_logs=logging.ERROR)
             return Client(cluster), cluster
         return Client(address, timeout=CONNECT_S), None
-    except (OSError, TimeoutError, ValueError) as exc:
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
         if cluster is not None:
             cluster.close()
-        raise ArenaError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        raise ArenaError(f"cannot reach the Dask scheduler at {address}: "
+                         f"{_reason(address, exc)}") from None
+
+
+def _reason(address: str, exc: Exception) -> str:
+    if isinstance(exc, TypeError) and address.startswith("tls://"):
+        # Dask's words: "TLS expects a `ssl_context` argument ... Instead got None"
+        return ("tls:// needs this machine's certificate: set DASK_DISTRIBUTED__COMM__TLS__"
+                "CA_FILE, __CLIENT__CERT and __CLIENT__KEY (docs/cluster.md, TLS)")
+    return str(exc)
+
+
+@contextlib.contextmanager
+def _no_interrupt() -> Iterator[None]:
+    """Start a LocalCluster's worker processes with SIGINT ignored (a child keeps an ignored
+    signal, and Python leaves it so): Ctrl-C at a terminal reaches every process of its
+    group, and each Dask worker would print a traceback of its own; the coordinator alone
+    handles it and closes the cluster."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 

@@ -28,9 +28,20 @@ def cluster_problem(address: str) -> str | None:
             return f"local:N needs 1 <= N <= {MAX_LOCAL_WORKERS}, not {local.group(1)}"
         return None
     if _REMOTE.match(address):
-        return None
+        port = int(address.rsplit(":", 1)[1])
+        return None if 1 <= port <= 65535 else \
+            f"{address!r}: a port is 1 to 65535, not {port}"
     return (f"{address!r} is not a cluster address: give a Dask scheduler's address such "
             "as tcp://HOST:8786 or tls://HOST:8786, or local:N for N workers on this machine")
+
+
+def local_workers(address: str) -> int | None:
+    """For `local` or `local:N`, the LocalCluster's workers (0: as many as the run's
+    concurrency); None for a scheduler's address (`localhost:8786` is one)."""
+    local = _LOCAL.match(address)
+    if local is None:
+        return None
+    return int(local.group(1) or 0)
 
 
 def placement(doc: LineDict, report: Report) -> tuple[str | None, str]:

@@ -15,7 +15,7 @@ from arena.core.errors import ConfigError
 from arena.referee.spec import BotSpec
 from arena.tournament import bundles
 from arena.tournament.bundles import pack, place, unpack, unpacked
-from arena.tournament.clusterconf import cluster_problem
+from arena.tournament.clusterconf import cluster_problem, local_workers
 from arena.tournament.config import parse_config
 
 
@@ -145,9 +145,19 @@ def test_cluster_addresses_accepted(address: str) -> None:
     assert cluster_problem(address) is None
 
 
-@pytest.mark.parametrize("address", ["local:0", "local:x", "http://x:1", "nohost", "tcp://x"])
+@pytest.mark.parametrize("address", ["local:0", "local:x", "http://x:1", "nohost", "tcp://x",
+                                     "sched:99999", "tcp://sched:0"])
 def test_cluster_addresses_refused(address: str) -> None:
     assert cluster_problem(address) is not None
+
+
+@pytest.mark.parametrize(("address", "workers"), [
+    ("local", 0), ("local:3", 3), ("localhost:2", None), ("local.example.org:8786", None),
+    ("tcp://local:8786", None)])
+def test_only_local_and_local_n_start_a_cluster_here(address: str, workers: int | None) -> None:
+    """A scheduler on a host whose name starts with "local" is a scheduler's address."""
+    assert cluster_problem(address) is None
+    assert local_workers(address) == workers
 
 
 BASE = "name: t\ngame: machiavelli\nplayers_per_game: 2\nbots:\n" \
@@ -194,3 +204,17 @@ def test_an_unreachable_scheduler_is_one_line(runner: CliRunner, tmp_path: Path,
     assert result.exit_code == 1
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in result.output
     assert "Traceback" not in result.output
+
+
+def test_tls_without_a_certificate_is_one_line(runner: CliRunner, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in ("CA_FILE", "CLIENT__CERT", "CLIENT__KEY"):
+        monkeypatch.delenv(f"DASK_DISTRIBUTED__COMM__TLS__{key}", raising=False)
+    file = tmp_path / "t.yaml"
+    file.write_text(BASE)
+    result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "out"),
+                                  "--cluster", "tls://127.0.0.1:1"])
+    assert result.exit_code == 1
+    assert "tls:// needs this machine's certificate" in result.output
+    assert "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit)

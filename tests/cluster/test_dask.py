@@ -251,3 +251,21 @@ def test_a_run_stopped_on_one_executor_resumes_on_the_other(tmp_path: Path) -> N
             assert 3 <= db.execute("SELECT COUNT(*) FROM games").fetchone()[0] < 10
         Runner(config, out, concurrency=1, cluster=then, resume=True).run()
         assert standings(out) == standings(whole)
+
+
+def _ignores_sigint() -> bool:
+    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+def test_a_local_clusters_workers_leave_ctrl_c_to_the_coordinator() -> None:
+    """Ctrl-C at a terminal reaches every process of its group: a LocalCluster's workers
+    ignore it (else each printed a traceback), and the coordinator still gets it."""
+    from arena.tournament.cluster import _connect
+
+    client, cluster = _connect("local:1", 1)
+    try:
+        assert list(client.run(_ignores_sigint).values()) == [True]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        client.close()
+        cluster.close()
