@@ -21,6 +21,7 @@ import queue
 import re
 import secrets
 import signal
+import sqlite3
 import threading
 import time
 import warnings
@@ -36,9 +37,9 @@ from arena.core.record import GameRecord
 from arena.tournament.bundles import Bundle, pack
 from arena.tournament.cluster_worker import Done, Failed, Need, WorkSpec, close_run, play
 from arena.tournament.clusterconf import local_workers
-from arena.tournament.store import GameKey, Store
+from arena.tournament.store import DB_NAME, GameKey, Store
 from arena.tournament.worker_logs import Sink
-from arena.tournament.workers import POLL_S, Event
+from arena.tournament.workers import POLL_S, DiskFull, Event, disk_full
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -234,10 +235,7 @@ class DaskExecutor:
             log.info("bundle %s (%s) sent to %s", digest[:12], self._owners(digest),
                      done.worker)
             self.ready.append(("bundle", worker, None, digest))
-        replay = self.runner.out / "replays" / f"{key}.jsonl"
-        replay.write_bytes(done.replay)
-        record = replace(GameRecord.from_json(done.record), replay=str(replay))
-        self.store.add_game(key, record)
+        record = self._commit(key, done)
         del self.jobs[key]
         self.futures.pop(key, None)
         self._fill()
@@ -249,6 +247,32 @@ class DaskExecutor:
         if waiting is not None and waiting in self.jobs:
             self.playing[worker] = waiting
             self.ready.append(("start", worker, waiting, None))
+
+    def _commit(self, key: GameKey, done: Done) -> GameRecord:
+        """Write a game's replay and commit it; a game not committed leaves no replay, as
+        in a local worker.
+
+        Raises:
+            DiskFull: no space for the replay or the commit (the game named).
+            ArenaError: the database refused the commit (damaged, its tables gone).
+        """
+        out = self.runner.out
+        replay = out / "replays" / f"{key}.jsonl"
+        try:
+            replay.write_bytes(done.replay)
+            record = replace(GameRecord.from_json(done.record), replay=str(replay))
+            self.store.add_game(key, record)
+        except (OSError, sqlite3.Error) as exc:
+            with contextlib.suppress(OSError):
+                replay.unlink(missing_ok=True)
+            full = disk_full(exc, out, f" while storing game {key}")
+            if full is not None:
+                raise DiskFull(f"{full}{_RESUME}") from None
+            if isinstance(exc, OSError):
+                raise
+            raise ArenaError(f"could not commit game {key} to {out / DB_NAME}: "
+                             f"{exc}{_RESUME}") from None
+        return record
 
     def _owners(self, digest: str) -> str:
         spec = self.spec
