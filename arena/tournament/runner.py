@@ -203,7 +203,8 @@ class Runner:
         # a bot that entered late is in the file, not in the run's fingerprint; the workers
         # open the database with the config's fingerprint
         self.config = replace(self.config, fingerprint=self._fingerprint())
-        store = Store.open(self.out, self.config.fingerprint, self.config.name, create=True)
+        store = Store.open(self.out, self.config.fingerprint, self.config.name, create=True,
+                           existing=self.resume)
         try:
             store.lock(waiting=orphans_waited)
             held = len(store.keys())

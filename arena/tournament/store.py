@@ -46,6 +46,9 @@ CREATE TABLE IF NOT EXISTS seats (
     PRIMARY KEY (round, tbl, repeat, seat));
 """
 DB_NAME = "results.sqlite"
+TABLES = frozenset({"meta", "rounds", "games", "seats"})
+"""The tables SCHEMA makes: a database without one of them is damaged, not new."""
+_KEPT = "its games were left as they are: move it aside or pick another --out"
 WORKERS_SUFFIX = ".workers"
 """DIR/results.workers: the lock file a run's workers share while they may commit."""
 SALTED, PUBLIC = "salted", "public"
@@ -107,8 +110,9 @@ class Store:
 
     @classmethod
     def open(cls, directory: Path, fingerprint: str | None, name: str = "",
-             create: bool = False, check: bool = True) -> Store:
-        """Open DIR/results.sqlite, creating it (with `fingerprint`) when `create` is set.
+             create: bool = False, check: bool = True, existing: bool = False) -> Store:
+        """Open DIR/results.sqlite, creating it (with `fingerprint`) when `create` is set
+        and `existing` (`--resume`: it must hold a run already) is not.
 
         `fingerprint` None skips the tournament check (read-only use, e.g. standings).
         `check` False skips the whole-file `quick_check` (it reads every page: seconds at
@@ -125,19 +129,22 @@ class Store:
         try:
             db = sqlite3.connect(path, timeout=5.0, isolation_level=None)
             store = cls(path, db)
-            store._setup(fingerprint, name, create, check)
+            store._setup(fingerprint, name, create, check, existing)
         except sqlite3.DatabaseError as exc:
             raise _explain(path, exc) from exc
         return store
 
-    def _setup(self, fingerprint: str | None, name: str, create: bool, check: bool) -> None:
+    def _setup(self, fingerprint: str | None, name: str, create: bool, check: bool,
+               existing: bool = False) -> None:
         db = self.db
         if check:
             self.check()
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+        if "meta" not in tables and (not create or existing or tables & TABLES):
+            raise StoreError(self._no_meta(tables, existing))  # before a byte is written
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
-        if create and "meta" not in tables:
+        if "meta" not in tables:
             with self.transaction():
                 for statement in SCHEMA.split(";"):
                     if statement.strip():
@@ -145,8 +152,10 @@ class Store:
                 db.executemany("INSERT INTO meta VALUES (?, ?)", [
                     ("schema", SCHEMA_VERSION), ("fingerprint", fingerprint or ""),
                     ("name", name), ("created", str(time.time())), ("seeds", SALTED)])
-        elif "meta" not in tables:
-            raise StoreError(f"{self.path} is not an arena results database")
+            tables |= TABLES
+        if TABLES - tables:
+            raise StoreError(f"{self.path} is damaged: its table(s) "
+                             f"{', '.join(sorted(TABLES - tables))} are gone; {_KEPT}")
         stored = self.meta("fingerprint")
         if fingerprint is not None and stored != fingerprint:
             raise StoreError(
@@ -154,6 +163,15 @@ class Store:
                 f"{self.meta('name')!r}, fingerprint {stored}; this file has {fingerprint}): "
                 "its games were left untouched; use another --out")
         self._check_schema(migrate=create)
+
+    def _no_meta(self, tables: set[str], existing: bool) -> str:
+        if tables & TABLES:  # games without the tournament they belong to
+            return (f"{self.path} is damaged: its meta table (which tournament file its "
+                    f"games belong to) is gone; {_KEPT}")
+        if existing:
+            return (f"{self.path} holds no run to resume (it is empty); drop --resume to "
+                    "start one")
+        return f"{self.path} is not an arena results database"
 
     def _check_schema(self, migrate: bool) -> None:
         version = self.meta("schema")
@@ -271,9 +289,24 @@ class Store:
                             (plan.round, json.dumps(plan.to_json(), sort_keys=True)))
 
     def rounds(self) -> list[RoundPlan]:
-        """Return the recorded pairings, in round order."""
-        rows = self.db.execute("SELECT pairing FROM rounds ORDER BY round")
-        return [RoundPlan.from_json(json.loads(r[0])) for r in rows]
+        """Return the recorded pairings, in round order.
+
+        Raises:
+            StoreError: a stored pairing is not what a run writes (the file was edited).
+        """
+        try:
+            rows = self.db.execute("SELECT round, pairing FROM rounds ORDER BY round")
+            plans = []
+            for number, text in rows:
+                try:
+                    plans.append(RoundPlan.from_json(json.loads(text)))
+                except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                    raise StoreError(f"{self.path}: the stored pairing of round {number} is "
+                                     f"not valid ({type(exc).__name__}: {exc}); the games "
+                                     "were left as they are") from None
+            return plans
+        except sqlite3.DatabaseError as exc:
+            raise _explain(self.path, exc) from exc
 
     # games -------------------------------------------------------------------------------
     def add_game(self, key: GameKey, record: GameRecord) -> bool:
@@ -368,5 +401,9 @@ def _explain(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
     if "locked" in text or "busy" in text:
         return StoreError(f"{path} is locked by another process ({text}); try again when it "
                           "is done")
+    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in text:
+        return StoreError(f"the disk is full: could not write {path} ({text}); what it held "
+                          "is kept: free some space, then run again (with --resume if it "
+                          "holds games)")
     return StoreError(f"{path} is not a usable results database ({text}); committed games "
                       "were left as they are: move it aside or pick another --out")

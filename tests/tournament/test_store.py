@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,57 @@ def test_a_damaged_or_foreign_file_gives_a_clear_error(tmp_path: Path) -> None:
         Store.open(other, "abc")
     with pytest.raises(StoreError, match="no results database"):
         Store.open(tmp_path / "missing", None)
+
+
+def _stored_run(directory: Path) -> None:
+    store = Store.open(directory, "abc", "t", create=True)
+    store.add_round(round_robin(["a", "b", "c"], 2, 2, 1, seed=1)[0])
+    store.add_game(GameKey(1, 0, 0), record(5, ("a", 1), ("b", 2)))
+    store.close()
+
+
+def _edit(directory: Path, statement: str) -> None:
+    with closing(sqlite3.connect(directory / DB_NAME)) as db:
+        db.execute(statement)
+        db.commit()
+
+
+@pytest.mark.parametrize(("statement", "words"), [
+    ("DROP TABLE meta", "its meta table .* is gone"),
+    ("DROP TABLE seats", r"its table\(s\) seats are gone"),
+    ("DROP TABLE rounds", r"its table\(s\) rounds are gone"),
+])
+def test_a_database_missing_a_table_is_damaged_not_new(tmp_path: Path, statement: str,
+                                                        words: str) -> None:
+    """Found by an audit: without its meta table any tournament file resumed into the
+    run's games (its fingerprint unchecked); without another table, a traceback."""
+    _stored_run(tmp_path)
+    _edit(tmp_path, statement)
+    for create in (True, False):
+        with pytest.raises(StoreError, match=words):
+            Store.open(tmp_path, "another tournament's", create=create)
+    with closing(sqlite3.connect(tmp_path / DB_NAME)) as db:  # nothing was written
+        assert "meta" not in statement or not db.execute(
+            "SELECT name FROM sqlite_master WHERE name = 'meta'").fetchall()
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1 or \
+            "games" in statement
+
+
+def test_an_edited_pairing_is_one_line(tmp_path: Path) -> None:
+    _stored_run(tmp_path)
+    _edit(tmp_path, "UPDATE rounds SET pairing = '{bad'")
+    store = Store.open(tmp_path, "abc")
+    with pytest.raises(StoreError, match="the stored pairing of round 1 is not valid"):
+        store.rounds()
+    store.close()
+
+
+def test_resuming_an_empty_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / DB_NAME).write_bytes(b"")
+    with pytest.raises(StoreError, match="holds no run to resume"):
+        Store.open(tmp_path, "abc", "t", create=True, existing=True)
+    assert (tmp_path / DB_NAME).read_bytes() == b""
+    Store.open(tmp_path, "abc", "t", create=True).close()  # a fresh run may start there
 
 
 def test_a_second_run_is_locked_out(tmp_path: Path) -> None:
@@ -142,3 +194,14 @@ def test_standings_are_derived_in_schedule_order() -> None:
     assert rows["d"].crashes == 1 and rows["d"].faults == 3 and rows["d"].timeouts == 2
     assert rows["a"].win_rate == 1 and rows["b"].mean_placing == 1.5
     assert rows["a"].fit_elo is not None and rows["a"].fit_elo > rows["d"].fit_elo  # type: ignore[operator]
+
+
+def test_a_full_disk_at_the_start_is_called_a_full_disk(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by an audit: a disk too full to create the database was called a damaged one."""
+    def full(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Store, "_setup", full)
+    with pytest.raises(StoreError, match="^the disk is full: could not write .*results.sqlite"):
+        Store.open(tmp_path, "abc", "t", create=True)
