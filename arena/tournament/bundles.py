@@ -88,6 +88,32 @@ def roots_of(spec: BotSpec, default_cwd: Path | None = None) -> tuple[str, ...]:
     return tuple(kept)
 
 
+def _refuse_loose_files(spec: BotSpec, default_cwd: Path | None) -> None:
+    """Refuse a bot whose command names a file lying in the tournament file's directory:
+    that directory is not packed (it holds much besides the bot, other bots' files among
+    them, which the bot must not see), so the file would be missing on every worker and
+    the bot forfeit all its games there.
+
+    Raises:
+        ConfigError: naming the file and what to do.
+    """
+    if default_cwd is None:
+        return
+    base, home = Path(spec.cwd or default_cwd), default_cwd.resolve()
+    for arg in spec.cmd:
+        name = arg.removeprefix("stdio:")
+        if name.startswith("-") or not name:
+            continue
+        path = base / name
+        if path.is_file() and path.resolve().parent == home:
+            raise ConfigError(
+                f"bot {spec.name!r}: {name} lies beside the tournament file, in {home}, "
+                "which is not sent to the workers as a bundle (it holds much besides this "
+                "bot): move the bot's files into a directory of their own (e.g. "
+                f"{home / spec.name}/), or put them on a filesystem every worker shares and "
+                "set `bot_files: shared`")
+
+
 def _program_dir(spec: BotSpec) -> str | None:
     """The directory of a program named by a path (`./bots/c/bot`), which `own_dirs` counts
     as the bot's runtime rather than its own; None for a command found on the PATH."""
@@ -112,6 +138,7 @@ def pack(spec: BotSpec, skip: Sequence[Path] = (),
     """
     if spec.builtin is not None:
         return None
+    _refuse_loose_files(spec, default_cwd)
     roots = roots_of(spec, default_cwd)
     if not roots:
         return None

@@ -34,6 +34,24 @@ def spec(home: Path, cwd: Path) -> BotSpec:
                    cwd=str(cwd))
 
 
+@pytest.mark.parametrize("named", ["bot.py", "./bot.py", "stdio:bot.py"])
+def test_a_bot_lying_beside_the_tournament_file_is_refused_in_one_line(
+        tmp_path: Path, named: str) -> None:
+    """Found by an audit: the file's directory is not packed, so such a bot's script was
+    missing on every remote worker and it forfeited every game without a word here."""
+    (tmp_path / "bot.py").write_text("print('hello')\n")
+    loose = BotSpec("loose", (sys.executable, named), cwd=str(tmp_path))
+    with pytest.raises(ConfigError, match="bot 'loose': .*bot.py lies beside the tournament "
+                                          "file"):
+        pack(loose, default_cwd=tmp_path)
+    own = tmp_path / "loose"
+    own.mkdir()
+    (own / "bot.py").write_text("print('hello')\n")
+    moved = pack(BotSpec("loose", (sys.executable, "loose/bot.py"), cwd=str(tmp_path)),
+                 default_cwd=tmp_path)
+    assert moved is not None and b"print('hello')" in moved.data
+
+
 def test_the_digest_follows_the_content_not_the_times(tmp_path: Path) -> None:
     home = bot_dir(tmp_path)
     first = pack(spec(home, tmp_path), default_cwd=tmp_path)
