@@ -81,6 +81,7 @@ from typing import Any
 
 import msgspec
 import zmq
+from args import positive  # bench/args.py
 from placement import Placement, snapshot  # bench/placement.py, next to this script
 
 import arena.referee.match as match
@@ -486,9 +487,9 @@ def report(result: dict[str, Any], rate: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=30,
+    parser.add_argument("--games", type=positive, default=30,
                         help="games in (b), each played again in (b')")
-    parser.add_argument("--rounds", type=int, default=10, help="interleaved blocks")
+    parser.add_argument("--rounds", type=positive, default=10, help="interleaved blocks")
     parser.add_argument("--sandbox", choices=sorted(SANDBOX), default="on",
                         help="bots under bubblewrap with a tournament's limits, or plain "
                              "processes (default: on)")

@@ -23,12 +23,14 @@ Run: .venv/bin/python bench/rummy.py [positions] [duel_games] [check_games]
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
+
+from args import positive  # bench/args.py
 
 from arena.core.simulate import simulate
 from arena.games.rummy import GAME
@@ -347,5 +349,17 @@ def main(count: int = 30, duel: int = 24, check_games: int = 12) -> None:
     bench_duel(duel)
 
 
+def _options() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("count", nargs="?", type=positive, default=30,
+                        help="solver positions (default 30)")
+    parser.add_argument("duel", nargs="?", type=positive, default=24,
+                        help="games of the bots' duel (default 24)")
+    parser.add_argument("check_games", nargs="?", type=positive, default=12,
+                        help="games whose positions the draw check is timed on (default 12)")
+    return parser.parse_args()
+
+
 if __name__ == "__main__":
-    main(*(int(arg) for arg in sys.argv[1:4]))
+    _given = _options()
+    main(_given.count, _given.duel, _given.check_games)

@@ -27,6 +27,7 @@ Run: .venv/bin/python bench/tournament.py
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import math
 import random
@@ -34,6 +35,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from args import counts, positive  # bench/args.py
 
 from arena.tournament.config import load_config
 from arena.tournament.pairing import History, round_robin, swiss_round
@@ -186,25 +189,25 @@ def main() -> None:
     from scaling import scaling, simulated_starts  # bench/scaling.py
     from starts import starts as real_starts  # bench/starts.py
 
-    if sys.argv[1:] == ["--anchor"]:
+    options = _options()
+    if options.anchor:
         print("Swiss anchored to a resolvable design (10 seeds each):")
         anchor_figures()
         return
-    if sys.argv[1:2] == ["--dispatch"]:  # alone: --dispatch [GAMES_PER_TABLE]
-        simulated_starts(int(sys.argv[2]) if len(sys.argv) > 2 else 16)
+    if options.dispatch is not None:
+        simulated_starts(options.dispatch)
         return
-    if sys.argv[1:2] == ["--emulate"]:  # alone: --emulate [WORKERS [GAMES_PER_TABLE]]
-        emulate(*(int(a) for a in sys.argv[2:4]))
+    if options.emulate is not None:
+        emulate(*options.emulate)
         return
-    if sys.argv[1:2] == ["--starts"]:  # alone: --starts [WORKERS [GAMES_PER_TABLE]]
-        real_starts(*(int(a) for a in sys.argv[2:4]))
+    if options.starts is not None:
+        real_starts(*options.starts)
         return
-    if sys.argv[1:2] == ["--scaling"]:  # alone: --scaling [GAMES_PER_PAIRING [WORKERS,...]]
-        args = sys.argv[2:]
-        scaling(int(args[0]) if args else 1,
-                [int(n) for n in args[1].split(",")] if len(args) > 1 else ())
+    if options.scaling is not None:
+        games, *workers = options.scaling or [1]
+        scaling(positive(str(games)), counts(workers[0]) if workers else [])
         return
-    scaling(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
+    scaling(options.games)
     one, steady1, games, s1 = demo_rate(1)
     two, steady2, _, s2 = demo_rate(2)
     print(f"demo tournament ({games} games), start-up included: concurrency 1: {one:.1f} "
@@ -228,6 +231,38 @@ def main() -> None:
     print(f"batch fit, 1,000 bots x 1M 4-seat games: {fit_time(1000, 1_000_000):.1f} s "
           "(target < 60 s)")
     sys.stdout.flush()
+
+
+def _options() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], epilog="With no option: every figure, the "
+        "scaling run with GAMES_PER_PAIRING games per table (default 1).")
+    parser.add_argument("games", nargs="?", type=positive, default=1,
+                        metavar="GAMES_PER_PAIRING")
+    alone = parser.add_mutually_exclusive_group()
+    alone.add_argument("--anchor", action="store_true",
+                       help="only the Swiss anchored to a resolvable design")
+    alone.add_argument("--dispatch", nargs="?", type=positive, const=16,
+                       metavar="GAMES_PER_TABLE", help="only the simulated dispatch")
+    alone.add_argument("--emulate", nargs="*", type=positive, metavar="N",
+                       help="[WORKERS [GAMES_PER_TABLE]]: only the emulated many-worker CPU")
+    alone.add_argument("--starts", nargs="*", type=positive, metavar="N",
+                       help="[WORKERS [GAMES_PER_TABLE]]: only a real run's bot starts")
+    alone.add_argument("--scaling", nargs="*", metavar="ARG",
+                       help="[GAMES_PER_PAIRING [WORKERS,...]]: only the scaling run")
+    options = parser.parse_args()
+    for name in ("emulate", "starts", "scaling"):
+        given = getattr(options, name)
+        if given is not None and len(given) > 2:
+            parser.error(f"--{name} takes at most 2 values, not {len(given)}")
+    if options.scaling:
+        try:
+            positive(options.scaling[0])
+            if len(options.scaling) > 1:
+                counts(options.scaling[1])
+        except argparse.ArgumentTypeError as exc:
+            parser.error(f"--scaling: {exc}")
+    return options
 
 
 if __name__ == "__main__":
