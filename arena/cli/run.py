@@ -22,6 +22,7 @@ from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ArenaError
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.tournament.config import MAX_CONCURRENCY, load_config, preflight
+from arena.tournament.isolation import MAX_BOTS
 from arena.tournament.outputs import (
     crosstable_csv,
     crosstable_rows,
@@ -76,7 +77,7 @@ PROGRESS_LINES = 100
                    "Repeatable.")
 @sandbox_option(default=None)
 @cluster_option()
-@click.option("--max-bots", type=click.IntRange(min=1), default=None,
+@click.option("--max-bots", type=click.IntRange(min=1, max=MAX_BOTS), default=None,
               help="Bot processes alive at once per worker (default: the file's `max_bots`, "
                    "else twice the table size); bots start when a game needs them and the "
                    "least recently used stop first.")

@@ -188,7 +188,7 @@ def _files(root: Path, skipped: list[str]) -> Iterator[Path]:
     directory lists its entries). Links are followed, so that what they point to travels
     (on the worker, a link to outside the bundle would point nowhere); a link back to a
     directory above it (a cycle) is left out."""
-    for top, dirs, files in os.walk(root, followlinks=True):
+    for top, dirs, files in os.walk(root, followlinks=True, onerror=_unreadable):
         above = {os.path.realpath(p) for p in Path(top).parents if _inside(str(p), str(root))}
         if os.path.realpath(top) in above:
             dirs[:] = []
@@ -198,6 +198,12 @@ def _files(root: Path, skipped: list[str]) -> Iterator[Path]:
         for name in sorted(files):
             if os.path.isfile(Path(top, name)):  # a dangling link or a socket: nothing to send
                 yield Path(top, name)
+
+
+def _unreadable(exc: OSError) -> None:
+    """A directory that cannot be listed: refused as an unreadable file is (`pack`), not
+    left out of the bundle without a word (the bot would miss it on every worker)."""
+    raise exc
 
 
 def _entry(path: Path, name: str) -> tuple[tarfile.TarInfo, io.BytesIO]:

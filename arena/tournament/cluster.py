@@ -21,6 +21,7 @@ import queue
 import re
 import secrets
 import signal
+import socket
 import sqlite3
 import threading
 import time
@@ -347,6 +348,7 @@ def _connect(address: str, workers: int) -> tuple[Client, Any]:
                                        processes=True, dashboard_address=":0",
                                        silence_logs=logging.ERROR)
             return Client(cluster), cluster
+        _resolve(address)
         return Client(address, timeout=CONNECT_S), None
     except (OSError, TimeoutError, ValueError, TypeError) as exc:
         if cluster is not None:
@@ -355,7 +357,21 @@ def _connect(address: str, workers: int) -> tuple[Client, Any]:
                          f"{_reason(address, exc)}") from None
 
 
+def _resolve(address: str) -> None:
+    """Look the scheduler's host up first: Dask would try an unknown name until its timeout
+    and then say only that it timed out.
+
+    Raises:
+        OSError: the name is unknown (socket.gaierror).
+    """
+    host = address.partition("://")[2] or address
+    host = host.rsplit(":", 1)[0].strip("[]")
+    socket.getaddrinfo(host, None)
+
+
 def _reason(address: str, exc: Exception) -> str:
+    if isinstance(exc, socket.gaierror):
+        return f"unknown host ({exc.strerror or exc})"
     if isinstance(exc, TypeError) and address.startswith("tls://"):
         # Dask's words: "TLS expects a `ssl_context` argument ... Instead got None"
         return ("tls:// needs this machine's certificate: set DASK_DISTRIBUTED__COMM__TLS__"

@@ -397,7 +397,7 @@ def explain(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
 
 
 def _explain(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
-    text = str(exc)
+    text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
     if "locked" in text or "busy" in text:
         return StoreError(f"{path} is locked by another process ({text}); try again when it "
                           "is done")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -236,3 +237,32 @@ def test_tls_without_a_certificate_is_one_line(runner: CliRunner, tmp_path: Path
     assert "tls:// needs this machine's certificate" in result.output
     assert "Traceback" not in result.output
     assert isinstance(result.exception, SystemExit)
+
+
+def test_an_unknown_scheduler_host_is_said_at_once(runner: CliRunner, tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(BASE)
+    result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "out"),
+                                  "--cluster", "tcp://nohost.invalid:8786"])
+    assert result.exit_code == 1
+    assert "cannot reach the Dask scheduler at tcp://nohost.invalid:8786: unknown host" in \
+        result.output
+    assert "Timed out" not in result.output
+
+
+def test_a_directory_that_cannot_be_listed_is_refused_not_left_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by an audit: os.walk's errors were swallowed, so such a directory was missing
+    from the bundle, and so on every worker (root can list any directory: a refusal is
+    made here by the listing itself)."""
+    home = bot_dir(tmp_path)
+    listing = os.scandir
+
+    def refuse(path: Any) -> Any:
+        if str(path).endswith("lib"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    with pytest.raises(ConfigError, match="bot 'mine': cannot pack .*lib: Permission denied"):
+        pack(spec(home, tmp_path), default_cwd=tmp_path)

@@ -173,3 +173,12 @@ def test_out_in_the_file_is_relative_to_the_file(runner: CliRunner, tmp_path: Pa
     assert result.exit_code == 0, result.output
     assert (tmp_path / "results" / "results.sqlite").is_file()
     assert list(here.iterdir()) == []
+
+
+def test_max_bots_has_the_files_bounds_on_the_command_line(runner: CliRunner,
+                                                           tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(SMALL)
+    result = runner.invoke(main, ["run", str(file), "--dry-run", "--max-bots", "100001"])
+    assert result.exit_code == 2
+    assert "100001 is not in the range 1<=x<=100000" in result.output

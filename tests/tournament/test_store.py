@@ -205,3 +205,13 @@ def test_a_full_disk_at_the_start_is_called_a_full_disk(tmp_path: Path,
     monkeypatch.setattr(Store, "_setup", full)
     with pytest.raises(StoreError, match="^the disk is full: could not write .*results.sqlite"):
         Store.open(tmp_path, "abc", "t", create=True)
+
+
+def test_a_damaged_page_is_said_on_one_line(tmp_path: Path) -> None:
+    from arena.tournament.store import _explain
+
+    error = sqlite3.DatabaseError("*** in database main ***\nPage 3: btreeInitPage() "
+                                  "returns error code 11")
+    text = str(_explain(tmp_path / DB_NAME, error))
+    assert "\n" not in text
+    assert "*** in database main ***; Page 3: btreeInitPage() returns error code 11" in text
