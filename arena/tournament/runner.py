@@ -177,9 +177,10 @@ class Runner:
                 with open_executor(self, store) as pool:
                     self._play_all(store, pool)
             except KeyboardInterrupt:
-                raise Interrupted(
-                    f"interrupted: {len(self.games)} of {self.progress.total or '?'} games are "
-                    f"stored in {store.path}") from None
+                when = f": {len(self.games)} of {self.progress.total}" if \
+                    self.progress.total else f" before the first game: {len(self.games)}"
+                raise Interrupted(f"interrupted{when} games are stored in {store.path}") \
+                    from None
             if self.settings.rules != RULES:  # finished: every round is paired as today's
                 self.settings = replace(self.settings, rules=RULES)
                 store.set_meta("settings", self.settings.to_json())

@@ -348,3 +348,23 @@ def test_arena_run_resume_where_no_run_is_says_so_in_one_line(tmp_path: Path) ->
     assert result.output.strip() == (f"Error: {out} holds no run of 'small' to resume; drop "
                                      "--resume to start one")
     assert not out.exists()
+
+
+def test_an_interrupt_before_the_first_game_says_so(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while the executor starts (a cluster coming up): no '0 of ? games'."""
+    import contextlib
+
+    from arena.tournament import runner as runner_module
+    from arena.tournament.runner import Interrupted
+
+    @contextlib.contextmanager
+    def starting(*args: object) -> Iterator[None]:
+        raise KeyboardInterrupt
+        yield
+
+    monkeypatch.setattr(runner_module, "open_executor", starting)
+    pin_salt(tmp_path)
+    with pytest.raises(Interrupted, match=r"^interrupted before the first game: 0 games are "
+                                          r"stored in .*results.sqlite$"):
+        Runner(config(), tmp_path, referee=FakeReferee).run()
