@@ -36,7 +36,15 @@ from typing import TYPE_CHECKING, Any
 from arena.core.errors import ArenaError
 from arena.core.record import GameRecord
 from arena.tournament.bundles import Bundle, pack
-from arena.tournament.cluster_worker import Done, Failed, Need, WorkSpec, close_run, play
+from arena.tournament.cluster_worker import (
+    IDLE_S,
+    Done,
+    Failed,
+    Need,
+    WorkSpec,
+    close_run,
+    play,
+)
 from arena.tournament.clusterconf import local_workers
 from arena.tournament.store import DB_NAME, GameKey, Store
 from arena.tournament.worker_logs import Sink
@@ -51,6 +59,8 @@ log = logging.getLogger(__name__)
 
 CONNECT_S = 20
 """How long to wait for a remote scheduler before saying it cannot be reached."""
+HANDSHAKE_S = 10
+"""How much longer than `CONNECT_S` a scheduler may take to answer once connected."""
 AHEAD = 3
 """Games on the cluster per worker thread: one playing, the next ones already there."""
 RECOUNT_S = 5.0
@@ -158,12 +168,25 @@ class DaskExecutor:
             try:
                 kind, payload = self.inbox.get(timeout=POLL_S)
             except queue.Empty:
+                self._check_scheduler()
                 return None
             if kind == "topic":
                 self._started(payload)
             else:
                 self._result(payload)
         return self.ready.popleft() if self.ready else None
+
+    def _check_scheduler(self) -> None:
+        """Raise once Dask's client has given up on the scheduler (it tries to reconnect for
+        a while, then closes): no result would ever come.
+
+        Raises:
+            ArenaError: the scheduler is gone.
+        """
+        if self.client is not None and self.client.status in ("closing", "closed"):
+            raise ArenaError(f"lost the Dask scheduler at {self.address} (it stopped "
+                             f"answering and did not come back){_RESUME}, once a scheduler "
+                             "runs there again")
 
     def _number(self, worker: str, thread: int) -> int:
         """The live view's number for one worker thread (a referee of its own)."""
@@ -197,10 +220,13 @@ class DaskExecutor:
         future = self.futures.get(key)
         if future is None:
             return
-        if future.status != "finished":
-            if future.status == "cancelled":
-                return
+        if future.status == "cancelled":
+            return
+        if future.status == "error":
             raise ArenaError(f"game {key} {_failure(future.exception())}{_RESUME}")
+        if future.status != "finished":
+            self._lost(key, future)
+            return
         outcome = future.result()
         for record in outcome.logs:
             self.logs.log(record)
@@ -211,6 +237,18 @@ class DaskExecutor:
                              f"{outcome.message}{_RESUME}")
         else:
             self._done(key, outcome)
+
+    def _lost(self, key: GameKey, future: Future[Any]) -> None:
+        """A game whose result was lost with the worker that held it (killed between the
+        game's end and the result's fetch): the scheduler plays it again elsewhere, and its
+        future finishes again; wait for that, as for any game."""
+        slot = self.where.pop(key, None)
+        if slot is not None and self.playing.get(slot) == key:
+            del self.playing[slot]
+        self.ready.append(("retry", -1 if slot is None else slot, key,
+                           f"the result of game {key} was lost with the worker that played "
+                           "it; another worker plays it again from the start"))
+        future.add_done_callback(lambda f: self.inbox.put(("result", key)))
 
     def _send(self, key: GameKey, digests: tuple[str, ...]) -> None:
         """Try a game again with the bundles its worker lacked.
@@ -293,11 +331,16 @@ class DaskExecutor:
             client.cancel(list(self.futures.values()))
         with contextlib.suppress(Exception):
             client.unsubscribe_topic(f"arena-{self.token}")
-        try:
-            logs = client.run(close_run, self.token)
-        except Exception as exc:  # noqa: BLE001 - a worker gone: its bots went with it
-            log.warning("could not collect the bots' logs from the workers: %s", exc)
-            logs = {}
+        logs: dict[str, dict[str, bytes]] = {}
+        if client.status in ("closing", "closed"):  # the scheduler is gone: nobody to ask
+            log.warning("the bots' logs stay on the workers (the scheduler is gone; each "
+                        "worker stops the run's bots after %d minutes without a game)",
+                        IDLE_S // 60)
+        else:
+            try:
+                logs = client.run(close_run, self.token)
+            except Exception as exc:  # noqa: BLE001 - a worker gone: its bots went with it
+                log.warning("could not collect the bots' logs from the workers: %s", exc)
         self._keep_logs(logs)
         with contextlib.suppress(Exception):
             client.close()
@@ -349,12 +392,47 @@ def _connect(address: str, workers: int) -> tuple[Client, Any]:
                                        silence_logs=logging.ERROR)
             return Client(cluster), cluster
         _resolve(address)
-        return Client(address, timeout=CONNECT_S), None
-    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        return _client(address), None
+    except ArenaError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever answers there, or Dask's settings
         if cluster is not None:
-            cluster.close()
+            with contextlib.suppress(Exception):
+                cluster.close()
         raise ArenaError(f"cannot reach the Dask scheduler at {address}: "
                          f"{_reason(address, exc)}") from None
+
+
+def _client(address: str) -> Client:
+    """A client of the scheduler at `address`, or ArenaError when nothing there answers as
+    one in time: Dask's own timeout covers the connection, not the handshake, so a port
+    that accepts and stays silent (the scheduler's dashboard, 8787, for one) would hang.
+
+    Raises:
+        ArenaError: no answer within `CONNECT_S` and a margin.
+    """
+    from distributed import Client
+
+    got: list[Client] = []
+    failed: list[BaseException] = []
+
+    def connect() -> None:
+        try:
+            got.append(Client(address, timeout=CONNECT_S))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=connect, name="arena-connect", daemon=True)
+    thread.start()
+    thread.join(CONNECT_S + HANDSHAKE_S)
+    if failed:
+        raise failed[0]
+    if not got:
+        raise ArenaError(f"cannot reach the Dask scheduler at {address}: something accepts "
+                         f"connections there but did not answer as a Dask scheduler within "
+                         f"{CONNECT_S + HANDSHAKE_S:.0f} s (a scheduler listens on 8786 by "
+                         "default; 8787 is its dashboard)")
+    return got[0]
 
 
 def _resolve(address: str) -> None:
@@ -372,11 +450,15 @@ def _resolve(address: str) -> None:
 def _reason(address: str, exc: Exception) -> str:
     if isinstance(exc, socket.gaierror):
         return f"unknown host ({exc.strerror or exc})"
+    if isinstance(exc, OSError) and exc.filename:  # a TLS file the settings name, missing
+        return f"{exc.strerror or exc}: {exc.filename}"
     if isinstance(exc, TypeError) and address.startswith("tls://"):
         # Dask's words: "TLS expects a `ssl_context` argument ... Instead got None"
         return ("tls:// needs this machine's certificate: set DASK_DISTRIBUTED__COMM__TLS__"
                 "CA_FILE, __CLIENT__CERT and __CLIENT__KEY (docs/cluster.md, TLS)")
-    return str(exc)
+    if isinstance(exc, (OSError, TimeoutError, ValueError, RuntimeError)):
+        return str(exc)  # Dask's own words say it (a timeout, "encryption required", ...)
+    return f"{type(exc).__name__}: {exc}"
 
 
 @contextlib.contextmanager

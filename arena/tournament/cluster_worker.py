@@ -110,6 +110,10 @@ class _Seat:
 
 _SEATS: dict[tuple[str, int], _Seat] = {}
 _SEATS_LOCK = threading.Lock()
+_CLOSED: set[str] = set()
+"""Runs `close_run` ended here: a task of one still queued (Ctrl-C cancels the games not
+started, but one may start meanwhile) must not start a referee, whose bots nobody would
+stop for `IDLE_S`."""
 _THREADS: dict[int, int] = {}
 """Thread ident -> its small number in this worker (names its logs' directory)."""
 
@@ -175,6 +179,8 @@ def _seat(spec: WorkSpec, local: Path) -> _Seat:
     key = (spec.token, threading.get_ident())
     with _SEATS_LOCK:
         seat = _SEATS.get(key)
+        if spec.token in _CLOSED:
+            raise ArenaError("the coordinator closed this run: its game is not played")
     if seat is not None:
         return seat
     bots = tuple(place(b, spec.placed[b.name], _home(spec.placed[b.name]))
@@ -212,12 +218,14 @@ def close_run(token: str) -> dict[str, bytes]:
     another thread close its sockets.
     """
     with _SEATS_LOCK:
+        _CLOSED.add(token)  # a task of this run that starts after this plays nothing
         mine = [(k, s) for k, s in _SEATS.items() if k[0] == token]
         for key, _ in mine:
             del _SEATS[key]
     logs: dict[str, bytes] = {}
     for _, seat in mine:
         logs.update(_close(seat))
+    for _, seat in mine:  # the run's directory holds every thread's: removed once all read
         shutil.rmtree(seat.workdir.parent, ignore_errors=True)
     return logs
 

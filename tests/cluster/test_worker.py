@@ -38,3 +38,37 @@ def test_only_idle_referees_are_reaped(tmp_path: Path, monkeypatch: Any) -> None
     assert not idle.workdir.exists()
     assert not recent.referee.closed and not busy.referee.closed  # type: ignore[attr-defined]
     assert set(cluster_worker._SEATS) == {("recent", 1), ("busy", 1)}
+
+
+def test_closing_a_run_keeps_every_threads_logs(tmp_path: Path, monkeypatch: Any) -> None:
+    """Found in a walkthrough: the run's directory, which holds every thread's, was removed
+    after the first thread's referee closed, so the second's bot logs were lost."""
+    run = tmp_path / "arena" / "tok"
+    seats = {}
+    for number in (0, 1):
+        workdir = run / f"thread-{number}"
+        (workdir / "logs").mkdir(parents=True)
+        (workdir / "logs" / "bot.log").write_bytes(f"thread {number}\n".encode())
+        seats[("tok", number)] = _Seat(Recorder(), workdir, threading.Lock(),  # type: ignore
+                                       number, 0.0)
+    monkeypatch.setattr(cluster_worker, "_SEATS", dict(seats))
+    monkeypatch.setattr(cluster_worker, "_CLOSED", set())
+    logs = cluster_worker.close_run("tok")
+    assert logs == {"thread-0/bot.log": b"thread 0\n", "thread-1/bot.log": b"thread 1\n"}
+    assert not run.exists()
+
+
+def test_a_game_of_a_closed_run_starts_no_referee(tmp_path: Path, monkeypatch: Any) -> None:
+    """A task still queued when the coordinator closed its run (Ctrl-C) would start bots
+    nobody stops for IDLE_S."""
+    import pytest
+
+    from arena.core.errors import ArenaError
+
+    monkeypatch.setattr(cluster_worker, "_SEATS", {})
+    monkeypatch.setattr(cluster_worker, "_CLOSED", set())
+    cluster_worker.close_run("gone")
+    spec: Any = type("Spec", (), {"token": "gone"})()
+    with pytest.raises(ArenaError, match="closed this run"):
+        cluster_worker._seat(spec, tmp_path)
+    assert cluster_worker._SEATS == {}
