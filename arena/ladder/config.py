@@ -33,7 +33,7 @@ from arena.tournament.yamlpos import LineDict, load
 CONFIG_NAME = "ladder.yaml"
 LADDER_ONLY = ("window", "explore", "batch")
 KEYS = ("name", "game", "rules", "players_per_game", "time", "faults", "concurrency", "seed",
-        "transport", "sandbox", "limits", "max_bots", "pin_workers", *LADDER_ONLY)
+        "transport", "sandbox", "limits", "max_bots", "pin_workers", "bot_files", *LADDER_ONLY)
 LADDER_FILE = FileKind(keys=KEYS, required=("game",), what="ladder file")
 DEFAULT_EXPLORE = 0.1
 DEFAULT_BATCH = 8

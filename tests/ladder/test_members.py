@@ -99,3 +99,13 @@ def test_ladder_yaml_reports_every_problem_with_its_line() -> None:
                        (5, "'batch'"), (6, "'move_ms'")):
         assert f"ladder.yaml:{line}: " in problems and what in problems, (line, problems)
     assert "tournament file" not in str(caught.value)
+
+
+def test_ladder_yaml_takes_bot_files_as_a_tournament_file_does() -> None:
+    """The bundle error's advice (`bot_files: shared`) must work in a ladder too."""
+    assert parse_ladder("game: machiavelli\nbot_files: shared\n").base.bot_files == "shared"
+    assert parse_ladder("game: machiavelli\n").base.bot_files == "bundle"
+    with pytest.raises(ConfigError) as caught:
+        parse_ladder("game: machiavelli\nbot_files: copied\n", "ladder.yaml")
+    assert caught.value.problems == [
+        "ladder.yaml:2: bot_files 'copied' is not one of bundle, shared"]
