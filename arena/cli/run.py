@@ -135,8 +135,9 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
                 view.live = live
                 table = runner.run()
     except Interrupted as exc:
+        again = f" --cluster {cluster}" if cluster else ""  # the file's own, if any, stays
         err_console.print(f"[yellow]{exc}[/]\nResume with: arena run {file} --resume "
-                          f"--out {out}")
+                          f"--out {out}{again}")
         sys.exit(130)
     except OSError as exc:
         where = f" ({exc.filename})" if exc.filename else ""

@@ -100,6 +100,7 @@ class DaskExecutor:
         self.counted = -RECOUNT_S
         self.logs = Sink()
         """Prints what the games logged on the workers, as a local run's pool does."""
+        self.workerless_said = False
 
     def __enter__(self) -> DaskExecutor:
         self.client, self.cluster = _connect(self.address, self.runner.concurrency)
@@ -183,10 +184,20 @@ class DaskExecutor:
         Raises:
             ArenaError: the scheduler is gone.
         """
-        if self.client is not None and self.client.status in ("closing", "closed"):
+        if self.client is None:
+            return
+        if self.client.status in ("closing", "closed"):
             raise ArenaError(f"lost the Dask scheduler at {self.address} (it stopped "
                              f"answering and did not come back){_RESUME}, once a scheduler "
                              "runs there again")
+        if not self.workerless_said and self.jobs and \
+                time.monotonic() - self.counted > RECOUNT_S:
+            self.counted = time.monotonic()
+            if not self.client.nthreads():
+                self.workerless_said = True
+                log.warning("the scheduler at %s has no workers yet: the games wait for "
+                            "one (start `dask worker %s --nthreads 1` on each machine, "
+                            "docs/cluster.md)", self.address, self.address)
 
     def _number(self, worker: str, thread: int) -> int:
         """The live view's number for one worker thread (a referee of its own)."""

@@ -57,6 +57,7 @@ def _executor() -> Any:
     executor: Any = DaskExecutor.__new__(DaskExecutor)
     executor.address, executor.inbox, executor.ready = "tcp://sched:8786", queue.Queue(), deque()
     executor.where, executor.playing, executor.futures = {}, {}, {}
+    executor.jobs, executor.counted, executor.workerless_said = {}, 0.0, False
     return executor
 
 
@@ -95,3 +96,16 @@ def test_a_result_lost_with_its_worker_is_waited_for_again() -> None:
     [callback] = future.callbacks  # its next finish is read as any game's
     callback(future)
     assert executor.inbox.get_nowait() == ("result", key)
+
+
+def test_a_scheduler_without_workers_is_said_once(caplog: pytest.LogCaptureFixture) -> None:
+    executor = _executor()
+    executor.client = SimpleNamespace(status="running", nthreads=dict)
+    executor.jobs, executor.counted = {GameKey(1, 0, 0): None}, -cluster.RECOUNT_S
+    executor.workerless_said = False
+    with caplog.at_level("WARNING", logger="arena"):
+        executor._check_scheduler()
+        executor.counted = -cluster.RECOUNT_S
+        executor._check_scheduler()
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and "has no workers yet" in said[0] and "dask worker" in said[0]

@@ -238,3 +238,18 @@ def test_ctrl_c_exits_130_in_run(runner: CliRunner, tmp_path: Path,
     result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "out")])
     assert result.exit_code == 130
     assert "Resume with: arena run" in result.output
+
+
+def test_the_resume_hint_keeps_the_cluster(runner: CliRunner, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(self: Runner) -> None:
+        raise Interrupted("interrupted: 0 of 5 games are stored")
+
+    monkeypatch.setattr(Runner, "run", interrupted)
+    file = tmp_path / "t.yaml"
+    file.write_text(FILE)
+    result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "out"),
+                                  "--cluster", "tcp://sched:8786"])
+    assert result.exit_code == 130
+    assert " ".join(result.output.split()).endswith(
+        f"--resume --out {tmp_path / 'out'} --cluster tcp://sched:8786")
