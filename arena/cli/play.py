@@ -27,13 +27,14 @@ from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
 from arena.referee.replay import Step, read_replay
 from arena.referee.review import check_replay, engine_for, seat_view
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
-from arena.tournament.config import SEED_LIMIT
+from arena.tournament.config import PYTHON_PLACEHOLDER, SEED_LIMIT
 
 PYTHONS = ("python", "python3")
 
 
 def parse_bot(text: str) -> BotSpec:
-    """Parse `NAME=CMD`; a leading `python` means the Python running arena."""
+    """Parse `NAME=CMD`; a leading `python`, and `{python}` anywhere (as in a tournament
+    file), mean the Python running arena."""
     name, sep, command = text.partition("=")
     if not sep or not name.strip() or not command.strip():
         raise click.BadParameter(f"{text!r} is not NAME=CMD", param_hint="--bot")
@@ -43,6 +44,7 @@ def parse_bot(text: str) -> BotSpec:
         raise click.BadParameter(f"{text!r}: {exc}", param_hint="--bot") from None
     if argv[0] in PYTHONS:
         argv[0] = sys.executable
+    argv = [part.replace(PYTHON_PLACEHOLDER, sys.executable) for part in argv]
     return BotSpec(name.strip(), tuple(argv))
 
 
