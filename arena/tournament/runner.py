@@ -172,6 +172,7 @@ class Runner:
         try:
             self.games = store.games()
             self.rounds = store.rounds()
+            _check_keys(store, self.games, self.rounds)
             self.progress.resumed = self.progress.done = len(self.games)
             try:
                 with open_executor(self, store) as pool:
@@ -332,6 +333,24 @@ def _default_referee(config: TournamentConfig, out: Path) -> RefereeFactory:
     return functools.partial(Referee, endpoint=LOOPBACK_TCP if config.transport == "tcp"
                              else None, sandbox=config.sandbox, hide=(out,), announce=False,
                              max_bots=config.bot_bound())
+
+
+def _check_keys(store: Store, games: Sequence[StoredGame], rounds: Sequence[RoundPlan]) -> None:
+    """Refuse stored games that no stored round has a seat for: a run pairs and stores a
+    round before it plays a game of it, so such a game was put there by hand (or by another
+    program), and counting it would change the standings.
+
+    Raises:
+        StoreError: naming the first such game.
+    """
+    seats = {(plan.round, n): len(table.seatings)
+             for plan in rounds for n, table in enumerate(plan.tables)}
+    for game in games:
+        key = game.key
+        if key.repeat >= seats.get((key.round, key.table), 0):
+            raise StoreError(f"{store.path} holds game {key}, which no round of this run "
+                             "pairs (the file was edited?): its games were left as they "
+                             "are; move it aside or pick another --out")
 
 
 def orphans_waited() -> None:

@@ -368,3 +368,21 @@ def test_an_interrupt_before_the_first_game_says_so(tmp_path: Path,
     with pytest.raises(Interrupted, match=r"^interrupted before the first game: 0 games are "
                                           r"stored in .*results.sqlite$"):
         Runner(config(), tmp_path, referee=FakeReferee).run()
+
+
+def test_a_stored_game_no_round_pairs_is_refused_not_counted(tmp_path: Path) -> None:
+    """Found by an audit: a game row added by hand (round 9 of a 5-round run) was counted
+    in the standings on --resume."""
+    cfg = config()
+    run(cfg, tmp_path)
+    with closing(sqlite3.connect(tmp_path / "results.sqlite")) as db:
+        db.execute("INSERT INTO games SELECT 9, tbl, repeat, seed, game, termination, "
+                   "decisions, faults, replay, record, finished, digest FROM games "
+                   "ORDER BY round, tbl, repeat LIMIT 1")  # r1-t0-g0, whoever finished first
+        db.commit()
+        held = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    with pytest.raises(StoreError, match=r"holds game r9-t0-g0, which no round of this run "
+                                         r"pairs"):
+        run(cfg, tmp_path, resume=True)
+    with closing(sqlite3.connect(tmp_path / "results.sqlite")) as db:
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == held
