@@ -33,6 +33,7 @@ from arena.protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, Shutdow
 from arena.referee.match import run_game
 from arena.referee.players import SeatPlayer
 from arena.referee.process import BotProcess, Confinement, describe_exit
+from arena.referee.roster import STDIO_HINT, printed_hello
 from arena.referee.sandbox import ENDPOINT_DIR, resolve
 from arena.referee.spec import FaultPolicy
 from arena.referee.stdio_bridge import bridge_argv, is_stdio
@@ -95,7 +96,11 @@ class _Run:
             transport.close()
         tail = log_tail(self.log_path)
         connects = self.results.get(CheckId.CONNECTS)
-        if connects is not None and connects.advice == START_HINT and last_words(tail):
+        if connects is not None and connects.advice == START_HINT and \
+                not self.wrapped and printed_hello(self.log_path):
+            # its hello went to the log: a stdio bot run without `stdio:`
+            self.results[CheckId.CONNECTS] = replace(connects, advice=STDIO_HINT)
+        elif connects is not None and connects.advice == START_HINT and last_words(tail):
             # what the bot (or the sandbox starting it) said last names the cause
             self.results[CheckId.CONNECTS] = replace(
                 connects, detail=f"{connects.detail}: {last_words(tail)}")

@@ -80,7 +80,9 @@ def _render(record: GameRecord) -> None:
 @click.command(short_help="Play one game between bots and print the placings.")
 @click.argument("game", type=click.Choice(REGISTRY.names()))
 @click.option("--bot", "-b", "bots", multiple=True, required=True, metavar="NAME=CMD",
-              help="A bot per seat, in seat order: a command (`python x.py`) or builtin:random.")
+              help="A bot per seat, in seat order: a command (`python x.py`; `{python}` is "
+                   "this Python), `stdio:CMD` for a bot speaking JSON lines on stdin/stdout "
+                   "(PROTOCOL.md §12), or builtin:random.")
 @click.option("--seed", type=click.IntRange(0, SEED_LIMIT - 1), default=1, show_default=True,
               help="Game seed (0 to 2**63 - 1).")
 @rules_option()

@@ -49,11 +49,13 @@ from arena.referee.process import (
 )
 from arena.referee.replay import ReplayWriter, Step
 from arena.referee.roster import (
+    STDIO_HINT,
     Alarm,
     RosterBot,
     check_specs,
     log_tail,
     missing_program,
+    printed_hello,
 )
 from arena.referee.sandbox import (
     ENDPOINT_DIR,
@@ -64,7 +66,7 @@ from arena.referee.sandbox import (
     warning,
 )
 from arena.referee.spec import BotSpec, FaultPolicy, Restart, TimeControl
-from arena.referee.stdio_bridge import bridge_argv
+from arena.referee.stdio_bridge import bridge_argv, is_stdio
 from arena.referee.transport import ZmqTransport, peer_channel
 
 log = logging.getLogger("arena.referee")
@@ -307,8 +309,11 @@ class Referee:
             elif not bot.failure:
                 bot.failure = (f"no valid hello within {self.time.startup_ms} ms"
                                if bot.alive() else f"{bot.describe()} before its hello")
+            logfile = self.workdir / "logs" / f"{bot.spec.name}.log"
+            if not is_stdio(bot.spec.cmd) and printed_hello(logfile):
+                bot.failure += f" ({STDIO_HINT})"
             log.error("%s: %s; it forfeits its games%s", bot.spec.name, bot.failure,
-                      log_tail(self.workdir / "logs" / f"{bot.spec.name}.log"))
+                      log_tail(logfile))
             bot.failed = ForfeitReason.NO_CONNECT
         self._stop([b for b in failed if b.process is not None], "no handshake")
 

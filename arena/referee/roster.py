@@ -3,6 +3,7 @@ before a bot starts (kept apart from `referee.py`, which runs them)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -109,6 +110,29 @@ def log_tail(path: Path, lines: int = 5) -> str:
     except OSError:
         return ""
     return "".join(f"\n    | {line}" for line in text if line.strip())
+
+
+STDIO_HINT = ("it printed its hello on stdout: a bot that speaks JSON lines on stdin/stdout "
+              "is declared as `stdio:CMD` (protocol/PROTOCOL.md §12); without `stdio:` its "
+              "stdout goes to its log and the referee waits for it on ZeroMQ")
+
+
+def printed_hello(path: Path) -> bool:
+    """Whether a bot's log holds a `hello` it printed (a stdio bot not declared `stdio:`)."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(max(0, path.stat().st_size - 4096))
+            lines = handle.read().splitlines()
+    except OSError:
+        return False
+    for line in lines:
+        try:
+            said = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(said, dict) and said.get("type") == "hello":
+            return True
+    return False
 
 
 def check_specs(bots: Sequence[BotSpec]) -> list[str]:

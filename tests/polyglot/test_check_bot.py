@@ -178,3 +178,32 @@ def test_python_sample_bot_passes_without_warning(runner: CliRunner) -> None:
     assert result.exit_code == 0, result.output
     assert "replays a game identically" in result.output
     assert "WARN" not in result.output and "warning" not in result.output, result.output
+
+
+STDIO_LIKE = ("import json, os; print(json.dumps({'type': 'hello', 'token': "
+              "os.environ['ARENA_TOKEN'], 'name': 'x', 'protocol': 1}))")
+"""A bot that speaks on stdout, run without `stdio:` (found by a bot author in Perl)."""
+
+
+def test_a_stdio_bot_declared_without_stdio_is_told_to_add_it() -> None:
+    from arena.referee.roster import STDIO_HINT
+
+    report = check_bot(CheckOptions("machiavelli", (sys.executable, "-c", STDIO_LIKE),
+                                    time=SAFE, grace_ms=1000))
+    connects = next(r for r in report.results if r.check is CheckId.CONNECTS)
+    assert connects.ok is False and connects.advice == STDIO_HINT
+
+
+def test_the_referee_tells_a_stdio_bot_declared_without_stdio(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from arena.referee import BotSpec, FaultPolicy, Referee
+    from arena.referee.roster import STDIO_HINT
+
+    bots = [BotSpec("perlish", (sys.executable, "-c", STDIO_LIKE)),
+            BotSpec("r", ("builtin:random",))]
+    with caplog.at_level("ERROR", logger="arena"), \
+            Referee(bots, SAFE, FaultPolicy(), tmp_path, announce=False) as referee:
+        record = referee.play("machiavelli", {}, 1, ["perlish", "r"])
+    assert record.seats[0].forfeit is not None
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("perlish:")]
+    assert len(said) == 1 and STDIO_HINT in said[0]

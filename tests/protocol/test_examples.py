@@ -27,3 +27,17 @@ def test_error_example_quotes_the_illegal_action_as_json() -> None:
     conversation = [json.loads(line)["message"]
                     for line in (EXAMPLES / "conversation.jsonl").read_text().splitlines()]
     assert error in conversation  # the example is what the referee sent in the game
+
+
+def test_the_request_example_is_a_request_the_referee_sent() -> None:
+    """Found by a bot author writing from PROTOCOL.md alone: the example's observation
+    lacked six fields the game's observation schema requires (it predated them)."""
+    import jsonschema
+
+    request = json.loads((EXAMPLES / "request.json").read_text())
+    conversation = [json.loads(line)["message"]
+                    for line in (EXAMPLES / "conversation.jsonl").read_text().splitlines()]
+    assert request in conversation
+    schemas = EXAMPLES.parent / "schemas"
+    observation = json.loads((schemas / "machiavelli.observation.schema.json").read_text())
+    jsonschema.validate(request["observation"], observation)
