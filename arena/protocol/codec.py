@@ -60,5 +60,17 @@ def _decode(decoder: msgspec.json.Decoder[T], frame: bytes) -> T:
     except msgspec.ValidationError as exc:
         raise WireError(FaultKind.BAD_MESSAGE, str(exc)) from None
     except msgspec.DecodeError as exc:
-        raise WireError(FaultKind.NOT_JSON, str(exc)) from None
+        raise WireError(FaultKind.NOT_JSON, f"{exc}; the message begins "
+                                            f"{_quote(frame)}") from None
+
+
+QUOTED = 60
+"""How many bytes of a frame that is not JSON its fault quotes (a debugging line printed
+where the protocol goes is then recognisable)."""
+
+
+def _quote(frame: bytes) -> str:
+    """The start of a frame as compact JSON text (PROTOCOL.md §4.7: quotes are JSON)."""
+    text = msgspec.json.encode(frame[:QUOTED].decode("utf-8", "replace")).decode()
+    return text + (" ..." if len(frame) > QUOTED else "")
 

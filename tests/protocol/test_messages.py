@@ -144,3 +144,13 @@ def test_request_encodes_none_options_as_null() -> None:
     request = Request(id=1, kind="k", seat=0, observation={}, events=[], options=None,
                       context={}, move_ms=5, bank_ms=0)
     assert json.loads(encode(request))["options"] is None
+
+
+def test_a_frame_that_is_not_json_is_quoted_in_its_fault() -> None:
+    """A debugging line sent where the protocol goes is recognisable in the fault."""
+    with pytest.raises(WireError) as info:
+        decode_bot(b"debug: thinking about move 3")
+    assert str(info.value).endswith('the message begins "debug: thinking about move 3"')
+    with pytest.raises(WireError) as info:
+        decode_bot(b"\xff" + b"y" * 200)
+    assert str(info.value).endswith('the message begins "\ufffd' + "y" * 59 + '" ...')
