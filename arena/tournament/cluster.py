@@ -101,6 +101,10 @@ class DaskExecutor:
         self.logs = Sink()
         """Prints what the games logged on the workers, as a local run's pool does."""
         self.workerless_said = False
+        self.probed = 0.0
+        """When `_check_scheduler` last asked for the workers (monotonic seconds)."""
+        self.lost: set[GameKey] = set()
+        """Games whose result was lost with its worker, waiting to be played again."""
 
     def __enter__(self) -> DaskExecutor:
         self.client, self.cluster = _connect(self.address, self.runner.concurrency)
@@ -136,11 +140,12 @@ class DaskExecutor:
 
     def _fill(self) -> None:
         assert self.client is not None
-        if self.queue and len(self.futures) >= self.room and \
-                time.monotonic() - self.counted > RECOUNT_S:
+        if self.queue and time.monotonic() - self.counted > RECOUNT_S:
             # workers may have joined since (or left): count their threads again
             self.counted = time.monotonic()
-            self.room = AHEAD * max(1, sum(self.client.nthreads().values()))
+            threads = self._threads()
+            if threads is not None:
+                self.room = AHEAD * max(1, threads)
         while self.queue and len(self.futures) < self.room:
             self._submit(self.queue.popleft(), {})
 
@@ -165,6 +170,7 @@ class DaskExecutor:
         Raises:
             ArenaError: a game failed on a worker, or killed too many workers.
         """
+        self._found_again()
         if not self.ready:
             try:
                 kind, payload = self.inbox.get(timeout=POLL_S)
@@ -179,25 +185,49 @@ class DaskExecutor:
 
     def _check_scheduler(self) -> None:
         """Raise once Dask's client has given up on the scheduler (it tries to reconnect for
-        a while, then closes): no result would ever come.
+        a while, then closes): no result would ever come. While it reconnects, wait.
 
         Raises:
             ArenaError: the scheduler is gone.
         """
         if self.client is None:
             return
-        if self.client.status in ("closing", "closed"):
-            raise ArenaError(f"lost the Dask scheduler at {self.address} (it stopped "
-                             f"answering and did not come back){_RESUME}, once a scheduler "
-                             "runs there again")
-        if not self.workerless_said and self.jobs and \
-                time.monotonic() - self.counted > RECOUNT_S:
-            self.counted = time.monotonic()
-            if not self.client.nthreads():
-                self.workerless_said = True
-                log.warning("the scheduler at %s has no workers yet: the games wait for "
-                            "one (start `dask worker %s --nthreads 1` on each machine, "
-                            "docs/cluster.md)", self.address, self.address)
+        status = self.client.status
+        if status in ("closing", "closed"):
+            raise self._scheduler_lost()
+        if status != "running" or self.workerless_said or not self.jobs or \
+                time.monotonic() - self.probed < RECOUNT_S:
+            return
+        self.probed = time.monotonic()
+        if self._threads() == 0:
+            self.workerless_said = True
+            log.warning("the scheduler at %s has no workers now: the games wait for one ("
+                        "start "
+                        "`dask worker %s --nthreads 1` on each machine, docs/cluster.md)",
+                        self.address, self.address)
+
+    def _threads(self) -> int | None:
+        """The worker threads the scheduler has now; None while it cannot be asked."""
+        assert self.client is not None
+        if self.client.status != "running":
+            return None
+        try:
+            return int(sum(self.client.nthreads().values()))
+        except OSError:  # the connection went while asking: _check_scheduler says why
+            return None
+
+    def _scheduler_lost(self, doing: str = "") -> ArenaError:
+        return ArenaError(f"lost the Dask scheduler at {self.address}{doing} (it stopped "
+                          f"answering and did not come back){_RESUME}, once a scheduler "
+                          "runs there again")
+
+    def _found_again(self) -> None:
+        """Read again the games whose result was lost (`_lost`) once their future is no
+        longer waiting on it: played again, failed, or cancelled."""
+        for key in [k for k in self.lost if self.futures.get(k) is None
+                    or self.futures[k].status not in ("lost", "pending")]:
+            self.lost.discard(key)
+            self.inbox.put(("result", key))
 
     def _number(self, worker: str, thread: int) -> int:
         """The live view's number for one worker thread (a referee of its own)."""
@@ -236,9 +266,13 @@ class DaskExecutor:
         if future.status == "error":
             raise ArenaError(f"game {key} {_failure(future.exception())}{_RESUME}")
         if future.status != "finished":
-            self._lost(key, future)
+            self._lost(key)
             return
-        outcome = future.result()
+        try:
+            outcome = future.result()
+        except OSError as exc:  # the connection to the scheduler went while fetching it
+            raise self._scheduler_lost(f" while fetching game {key}'s result ({exc})") \
+                from None
         for record in outcome.logs:
             self.logs.log(record)
         if isinstance(outcome, Need):
@@ -249,17 +283,20 @@ class DaskExecutor:
         else:
             self._done(key, outcome)
 
-    def _lost(self, key: GameKey, future: Future[Any]) -> None:
+    def _lost(self, key: GameKey) -> None:
         """A game whose result was lost with the worker that held it (killed between the
-        game's end and the result's fetch): the scheduler plays it again elsewhere, and its
-        future finishes again; wait for that, as for any game."""
+        game's end and the result's fetch): the scheduler plays it again elsewhere; its
+        future is read again once it has an outcome (`_found_again`, polled: a future's
+        done-callback fires once, and at once while it is lost)."""
+        if key in self.lost:
+            return
+        self.lost.add(key)
         slot = self.where.pop(key, None)
         if slot is not None and self.playing.get(slot) == key:
             del self.playing[slot]
         self.ready.append(("retry", -1 if slot is None else slot, key,
                            f"the result of game {key} was lost with the worker that played "
                            "it; another worker plays it again from the start"))
-        future.add_done_callback(lambda f: self.inbox.put(("result", key)))
 
     def _send(self, key: GameKey, digests: tuple[str, ...]) -> None:
         """Try a game again with the bundles its worker lacked.
@@ -312,9 +349,11 @@ class DaskExecutor:
             replay.write_bytes(done.replay)
             record = replace(GameRecord.from_json(done.record), replay=str(replay))
             self.store.add_game(key, record)
-        except (OSError, sqlite3.Error) as exc:
+        except BaseException as exc:  # a StoreError (locked), Ctrl-C: no replay left either
             with contextlib.suppress(OSError):
                 replay.unlink(missing_ok=True)
+            if not isinstance(exc, (OSError, sqlite3.Error)):
+                raise
             full = disk_full(exc, out, f" while storing game {key}")
             if full is not None:
                 raise DiskFull(f"{full}{_RESUME}") from None
@@ -343,7 +382,7 @@ class DaskExecutor:
         with contextlib.suppress(Exception):
             client.unsubscribe_topic(f"arena-{self.token}")
         logs: dict[str, dict[str, bytes]] = {}
-        if client.status in ("closing", "closed"):  # the scheduler is gone: nobody to ask
+        if client.status != "running":  # the scheduler is gone, or going: nobody to ask
             log.warning("the bots' logs stay on the workers (the scheduler is gone; each "
                         "worker stops the run's bots after %d minutes without a game)",
                         IDLE_S // 60)
@@ -426,16 +465,25 @@ def _client(address: str) -> Client:
 
     got: list[Client] = []
     failed: list[BaseException] = []
+    lock, given_up = threading.Lock(), threading.Event()
 
     def connect() -> None:
         try:
-            got.append(Client(address, timeout=CONNECT_S))
+            client = Client(address, timeout=CONNECT_S, set_as_default=False)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
             failed.append(exc)
+            return
+        with lock:
+            if not given_up.is_set():
+                got.append(client)
+                return
+        client.close()  # answered after the caller gave up on it
 
     thread = threading.Thread(target=connect, name="arena-connect", daemon=True)
     thread.start()
     thread.join(CONNECT_S + HANDSHAKE_S)
+    with lock:
+        given_up.set()
     if failed:
         raise failed[0]
     if not got:
@@ -460,7 +508,7 @@ def _resolve(address: str) -> None:
 
 def _reason(address: str, exc: Exception) -> str:
     if isinstance(exc, socket.gaierror):
-        return f"unknown host ({exc.strerror or exc})"
+        return f"its host name cannot be looked up ({exc.strerror or exc})"
     if isinstance(exc, OSError) and exc.filename:  # a TLS file the settings name, missing
         return f"{exc.strerror or exc}: {exc.filename}"
     if isinstance(exc, TypeError) and address.startswith("tls://"):

@@ -197,7 +197,12 @@ def _seat(spec: WorkSpec, local: Path) -> _Seat:
     referee.__enter__()
     seat = _Seat(referee, workdir, threading.Lock(), number, time.monotonic())
     with _SEATS_LOCK:
-        _SEATS[key] = seat
+        closed = spec.token in _CLOSED  # close_run may have come while it started
+        if not closed:
+            _SEATS[key] = seat
+    if closed:
+        _close(seat)
+        raise ArenaError("the coordinator closed this run: its game is not played")
     _start_reaper()
     return seat
 

@@ -179,7 +179,7 @@ class Runner:
                     self._play_all(store, pool)
             except KeyboardInterrupt:
                 when = f": {len(self.games)} of {self.progress.total}" if \
-                    self.progress.total else f" before the first game: {len(self.games)}"
+                    self.progress.total else f" before this run's first game: {len(self.games)}"
                 raise Interrupted(f"interrupted{when} games are stored in {store.path}") \
                     from None
             if self.settings.rules != RULES:  # finished: every round is paired as today's

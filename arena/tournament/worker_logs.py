@@ -34,8 +34,7 @@ SEND_LOCK = threading.Lock()
 SHOWN = 3
 """How many times a warning or error of one kind about one bot is printed."""
 
-LEFT_OUT = (" (shown {n} times: more like it are left out; the standings count every "
-            "fault, timeout and forfeit)")
+LEFT_OUT = " (shown {n} times: more like it are left out)"
 
 LogPayload = tuple[int, str, tuple[str, str], str]
 """A `log` event's payload: level, logger name, the kind of message (its format and its

@@ -350,8 +350,8 @@ class Pool:
                         event: Event = conn.recv()
                         if event[0] == "log":
                             self.logs.log(event[3])
-                except (EOFError, OSError):
-                    pipes.remove(conn)
+                except Exception:  # noqa: BLE001 - its end (EOF), or a frame cut by a
+                    pipes.remove(conn)  # SIGTERM mid-send: either way nothing more to read
 
 _RESUME = ("; the games committed so far are kept: once that is fixed, run again with "
            "--resume")

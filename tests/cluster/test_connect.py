@@ -58,6 +58,7 @@ def _executor() -> Any:
     executor.address, executor.inbox, executor.ready = "tcp://sched:8786", queue.Queue(), deque()
     executor.where, executor.playing, executor.futures = {}, {}, {}
     executor.jobs, executor.counted, executor.workerless_said = {}, 0.0, False
+    executor.probed, executor.lost = 0.0, set()
     return executor
 
 
@@ -78,34 +79,87 @@ class LostFuture:
 
     status = "lost"
 
-    def __init__(self) -> None:
-        self.callbacks: list[Any] = []
-
     def add_done_callback(self, callback: Any) -> None:
-        self.callbacks.append(callback)
+        callback(self)  # as Dask does while a future is lost: at once
+
+    def exception(self) -> BaseException:
+        return RuntimeError("the replay failed too")
 
 
-def test_a_result_lost_with_its_worker_is_waited_for_again() -> None:
+def test_a_result_lost_with_its_worker_is_said_once_and_read_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found in review: a done-callback re-added to a lost future fired at once, and the
+    game was reported lost ~19,000 times a second until it was played again."""
+    monkeypatch.setattr(cluster, "POLL_S", 0.01)
     executor, key, future = _executor(), GameKey(5, 0, 11), LostFuture()
     executor.futures[key] = future
     executor.where[key], executor.playing[3] = 3, key
-    executor._result(key)  # the run goes on: no ArenaError
-    [(kind, slot, said, line)] = list(executor.ready)
+    executor.client = SimpleNamespace(status="running")
+    executor.inbox.put(("result", key))
+    kind, slot, said, line = executor.next_event()
     assert (kind, slot, said) == ("retry", 3, key) and "plays it again" in line
     assert executor.playing == {} and key not in executor.where
-    [callback] = future.callbacks  # its next finish is read as any game's
-    callback(future)
-    assert executor.inbox.get_nowait() == ("result", key)
+    for status in ("lost", "lost", "pending"):  # played again meanwhile: nothing to say
+        future.status = status
+        assert executor.next_event() is None and executor.inbox.empty()
+    future.status = "error"  # its next outcome is read as any game's
+    with pytest.raises(ArenaError, match="game r5-t0-g11 failed on the cluster: "
+                                         "RuntimeError: the replay failed too"):
+        executor.next_event()
+    assert executor.lost == set()
+
+
+def test_while_the_client_reconnects_the_run_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found in review: the worker count was asked for while Dask's client reconnected,
+    which blocked and then raised an OSError the command took for a write failure."""
+    executor = _executor()
+
+    def asked() -> dict[str, int]:
+        raise AssertionError("asked the scheduler while reconnecting")
+
+    executor.client = SimpleNamespace(status="connecting", nthreads=asked)
+    executor.jobs = {GameKey(1, 0, 0): None}
+    executor._check_scheduler()  # neither raises nor asks
+    executor.client.status = "running"
+
+    def gone() -> dict[str, int]:
+        raise ConnectionResetError(104, "Connection reset by peer")
+
+    executor.client.nthreads = gone
+    assert executor._threads() is None  # not an OSError out of the run
+
+
+def test_workers_joining_later_get_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found in review: the room (games on the cluster at once) was counted again only when
+    full, which it never was once a game had finished: a run started before its workers
+    kept 3 games in flight."""
+    executor = _executor()
+    threads: dict[str, int] = {}
+    executor.client = SimpleNamespace(status="running", nthreads=lambda: threads)
+    executor.queue, executor.room, executor.counted = deque(range(100)), 0, -100.0
+    sent: list[object] = []
+
+    def submit(job: object, data: object) -> None:
+        sent.append(job)
+        executor.futures[job] = None
+
+    monkeypatch.setattr(executor, "_submit", submit)
+    executor._fill()
+    assert executor.room == cluster.AHEAD and len(sent) == cluster.AHEAD
+    threads.update({"w1": 4, "w2": 4})  # two workers join
+    executor.futures.pop(sent[0])  # a game done
+    executor.counted = -100.0  # RECOUNT_S later
+    executor._fill()
+    assert executor.room == cluster.AHEAD * 8 and len(executor.futures) == cluster.AHEAD * 8
 
 
 def test_a_scheduler_without_workers_is_said_once(caplog: pytest.LogCaptureFixture) -> None:
     executor = _executor()
     executor.client = SimpleNamespace(status="running", nthreads=dict)
-    executor.jobs, executor.counted = {GameKey(1, 0, 0): None}, -cluster.RECOUNT_S
-    executor.workerless_said = False
+    executor.jobs, executor.probed = {GameKey(1, 0, 0): None}, -cluster.RECOUNT_S
     with caplog.at_level("WARNING", logger="arena"):
         executor._check_scheduler()
-        executor.counted = -cluster.RECOUNT_S
+        executor.probed = -cluster.RECOUNT_S
         executor._check_scheduler()
     said = [r.getMessage() for r in caplog.records]
-    assert len(said) == 1 and "has no workers yet" in said[0] and "dask worker" in said[0]
+    assert len(said) == 1 and "has no workers now" in said[0] and "dask worker" in said[0]

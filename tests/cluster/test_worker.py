@@ -72,3 +72,36 @@ def test_a_game_of_a_closed_run_starts_no_referee(tmp_path: Path, monkeypatch: A
     with pytest.raises(ArenaError, match="closed this run"):
         cluster_worker._seat(spec, tmp_path)
     assert cluster_worker._SEATS == {}
+
+
+def test_a_run_closed_while_its_referee_starts_keeps_no_seat(tmp_path: Path,
+                                                             monkeypatch: Any) -> None:
+    """Found in review: close_run could come between the closed-run check and the new seat's
+    insertion; the seat went in after the close, its bots alive for IDLE_S."""
+    import pytest
+
+    import arena.referee
+    from arena.core.errors import ArenaError
+
+    monkeypatch.setattr(cluster_worker, "_SEATS", {})
+    monkeypatch.setattr(cluster_worker, "_CLOSED", set())
+    closed: list[bool] = []
+
+    class Starting(Recorder):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__()
+
+        def __enter__(self) -> Starting:
+            cluster_worker.close_run("late")  # the coordinator ends the run meanwhile
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            closed.append(True)
+
+    monkeypatch.setattr(arena.referee, "Referee", Starting)
+    spec: Any = type("Spec", (), {"token": "late", "bots": (), "placed": {}, "time": None,
+                                  "faults": None, "tcp": False, "sandbox": None,
+                                  "max_bots": 8})()
+    with pytest.raises(ArenaError, match="closed this run"):
+        cluster_worker._seat(spec, tmp_path)
+    assert cluster_worker._SEATS == {} and closed == [True]

@@ -83,21 +83,37 @@ def _record(level: int, msg: str, *args: object) -> logging.LogRecord:
     return logging.LogRecord("arena.referee.match", level, __file__, 1, msg, args, None)
 
 
-def test_a_record_from_another_thread_arrives_whole(caplog: pytest.LogCaptureFixture) -> None:
+def test_records_and_events_written_at_once_arrive_whole() -> None:
+    """A record logged on another thread (a bot's log drainer) while the worker's main
+    thread sends a game's result: each is written under `SEND_LOCK`, so neither cuts into
+    the other (frames of 200 kB are written in pieces, a pipe holding 64 kB)."""
+    from arena.tournament.workers import _send
+
     here, there = Pipe()
     handler = PipeHandler(there, 4)
-    sent = [_record(logging.WARNING, "%s (seat %d) forfeits: %s", f"bot{i}", i, "x" * 5000)
-            for i in range(20)]
-    threads = [threading.Thread(target=handler.handle, args=(r,)) for r in sent]
-    for thread in threads:
-        thread.start()
-    got = [here.recv() for _ in sent]
-    for thread in threads:
-        thread.join()
-    assert sorted(event[3][3] for event in got) == sorted(r.getMessage() for r in sent)
-    assert {event[:3] for event in got} == {("log", 4, None)}
-    kinds = {event[3][2] for event in got}
-    assert kinds == {("%s (seat %d) forfeits: %s", f"bot{i}") for i in range(20)}
+    count, big = 20, "x" * 200_000
+    records = [_record(logging.WARNING, "%s (seat %d) forfeits: %s", f"bot{i}", i, big)
+               for i in range(count)]
+    def log_all() -> None:
+        for record in records:
+            handler.handle(record)
+
+    def send_all() -> None:
+        for n in range(count):
+            _send(there, ("done", 4, None, {"n": n, "pad": big}))
+
+    logger = threading.Thread(target=log_all)
+    sender = threading.Thread(target=send_all)
+    logger.start()
+    sender.start()
+    got = [here.recv() for _ in range(2 * count)]  # a cut frame would not unpickle
+    logger.join()
+    sender.join()
+    assert sorted(e[3]["n"] for e in got if e[0] == "done") == list(range(count))
+    logs = [e[3] for e in got if e[0] == "log"]
+    assert sorted(p[3] for p in logs) == sorted(r.getMessage() for r in records)
+    assert {p[2] for p in logs} == {("%s (seat %d) forfeits: %s", f"bot{i}")
+                                    for i in range(count)}
 
 
 def test_the_sink_counts_each_kind_for_each_bot(caplog: pytest.LogCaptureFixture) -> None:
