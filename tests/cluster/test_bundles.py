@@ -215,39 +215,35 @@ def test_an_unreachable_scheduler_is_one_line(runner: CliRunner, tmp_path: Path,
     from arena.tournament import cluster
 
     monkeypatch.setattr(cluster, "CONNECT_S", 1)
+    # port 1 on loopback: nothing listens there
+    output = _refused_cluster(runner, tmp_path, "tcp://127.0.0.1:1")
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in output
+
+
+def _refused_cluster(runner: CliRunner, tmp_path: Path, address: str) -> str:
+    """Run BASE on the cluster at `address`, which fails in one line; return its output."""
     file = tmp_path / "t.yaml"
     file.write_text(BASE)
-    # port 1 on loopback: nothing listens there
     result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "out"),
-                                  "--cluster", "tcp://127.0.0.1:1"])
-    assert result.exit_code == 1
-    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in result.output
+                                  "--cluster", address])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert "Traceback" not in result.output
+    return " ".join(result.output.split())
 
 
 def test_tls_without_a_certificate_is_one_line(runner: CliRunner, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     for key in ("CA_FILE", "CLIENT__CERT", "CLIENT__KEY"):
         monkeypatch.delenv(f"DASK_DISTRIBUTED__COMM__TLS__{key}", raising=False)
-    file = tmp_path / "t.yaml"
-    file.write_text(BASE)
-    result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "out"),
-                                  "--cluster", "tls://127.0.0.1:1"])
-    assert result.exit_code == 1
-    assert "tls:// needs this machine's certificate" in result.output
-    assert "Traceback" not in result.output
-    assert isinstance(result.exception, SystemExit)
+    assert "tls:// needs this machine's certificate" in _refused_cluster(
+        runner, tmp_path, "tls://127.0.0.1:1")
 
 
 def test_an_unknown_scheduler_host_is_said_at_once(runner: CliRunner, tmp_path: Path) -> None:
-    file = tmp_path / "t.yaml"
-    file.write_text(BASE)
-    result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "out"),
-                                  "--cluster", "tcp://nohost.invalid:8786"])
-    assert result.exit_code == 1
+    output = _refused_cluster(runner, tmp_path, "tcp://nohost.invalid:8786")
     assert "cannot reach the Dask scheduler at tcp://nohost.invalid:8786: its host name " \
-           "cannot be looked up" in " ".join(result.output.split())
-    assert "Timed out" not in result.output
+           "cannot be looked up" in output
+    assert "Timed out" not in output
 
 
 def test_a_directory_that_cannot_be_listed_is_refused_not_left_out(

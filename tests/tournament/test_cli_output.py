@@ -227,29 +227,19 @@ def test_a_costly_table_takes_a_small_share_of_the_time() -> None:
     assert 0 < spent <= view.ticks.now / (run_module.TABLE_SHARE + 1) + cost
 
 
-def test_ctrl_c_exits_130_in_run(runner: CliRunner, tmp_path: Path,
-                                monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("extra", "hint_ends"), [
+    ([], ""), (["--cluster", "tcp://sched:8786"], " --cluster tcp://sched:8786")])
+def test_ctrl_c_exits_130_in_run_with_a_resume_hint(
+        runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        extra: list[str], hint_ends: str) -> None:
+    """The hint repeats --cluster (a run stopped on a cluster resumes there)."""
     def interrupted(self: Runner) -> None:
         raise Interrupted("interrupted: 0 of 5 games are stored")
 
     monkeypatch.setattr(Runner, "run", interrupted)
     file = tmp_path / "t.yaml"
     file.write_text(FILE)
-    result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "out")])
-    assert result.exit_code == 130
-    assert "Resume with: arena run" in result.output
-
-
-def test_the_resume_hint_keeps_the_cluster(runner: CliRunner, tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    def interrupted(self: Runner) -> None:
-        raise Interrupted("interrupted: 0 of 5 games are stored")
-
-    monkeypatch.setattr(Runner, "run", interrupted)
-    file = tmp_path / "t.yaml"
-    file.write_text(FILE)
-    result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "out"),
-                                  "--cluster", "tcp://sched:8786"])
+    result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "out"), *extra])
     assert result.exit_code == 130
     assert " ".join(result.output.split()).endswith(
-        f"--resume --out {tmp_path / 'out'} --cluster tcp://sched:8786")
+        f"Resume with: arena run {file} --resume --out {tmp_path / 'out'}{hint_ends}")
