@@ -116,8 +116,10 @@ def play(game: str, bots: tuple[str, ...], seed: int, rule_pairs: tuple[str, ...
         with Referee(specs, time, FaultPolicy(max_faults), workdir or Path(scratch),
                      endpoint=endpoint(tcp), sandbox=SandboxPolicy(SandboxMode(sandbox)),
                      hide=[replay.resolve().parent] if replay else []) as referee:
+            # a label names the game in each bot's log and its game_start (PROTOCOL.md)
             record = referee.play(game, rules, seed, [s.name for s in specs], replay,
-                                  on_step=_show_step if verbose else None)
+                                  on_step=_show_step if verbose else None,
+                                  label=replay.stem if replay else f"play-seed-{seed}")
     _render(record)
     if replay is not None:
         console.print(f"replay: {replay}", highlight=False)

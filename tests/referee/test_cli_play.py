@@ -143,3 +143,16 @@ def test_a_replay_decision_missing_a_field_is_one_line(runner: CliRunner, tmp_pa
     result = runner.invoke(main, ["replay", str(replay)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert result.output.startswith(f"Error: {replay}:2: the decision's {key!r} is missing")
+
+
+@pytest.mark.parametrize(("replay", "label"), [(True, "game.jsonl"), (False, "play-seed-5")])
+def test_a_played_game_is_named_in_the_bots_log(runner: CliRunner, tmp_path: Path,
+                                                replay: bool, label: str) -> None:
+    """Found by a bot author: without --replay the bot's log said "game ? starts"."""
+    extra = ["--replay", str(tmp_path / "game.jsonl")] if replay else []
+    result = runner.invoke(main, ["play", "machiavelli", "--seed", "5", "--workdir",
+                                  str(tmp_path / "work"), "--bot", f"a={RANDOM}",
+                                  "--bot", "b=builtin:random", *extra])
+    assert result.exit_code == 0, result.output
+    log = (tmp_path / "work" / "logs" / "a.log").read_text()
+    assert f"game {label.removesuffix('.jsonl')} starts (seats: a, b)" in log
