@@ -145,13 +145,7 @@ class Store:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         if "meta" not in tables:
-            with self.transaction():
-                for statement in SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.executemany("INSERT INTO meta VALUES (?, ?)", [
-                    ("schema", SCHEMA_VERSION), ("fingerprint", fingerprint or ""),
-                    ("name", name), ("created", str(time.time())), ("seeds", SALTED)])
+            self._create(fingerprint, name)
             tables |= TABLES
         if TABLES - tables:
             raise StoreError(f"{self.path} is damaged: its table(s) "
@@ -163,6 +157,20 @@ class Store:
                 f"{self.meta('name')!r}, fingerprint {stored}; this file has {fingerprint}): "
                 "its games were left untouched; use another --out")
         self._check_schema(migrate=create)
+
+    def _create(self, fingerprint: str | None, name: str) -> None:
+        """Make the tables and the meta rows, unless another run made them since this one
+        looked (two runs starting into one new directory: the second then finds the first's
+        run, and its lock says so, rather than a clash on meta's rows)."""
+        with self.transaction():
+            if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
+                return
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+            self.db.executemany("INSERT INTO meta VALUES (?, ?)", [
+                ("schema", SCHEMA_VERSION), ("fingerprint", fingerprint or ""),
+                ("name", name), ("created", str(time.time())), ("seeds", SALTED)])
 
     def _no_meta(self, tables: set[str], existing: bool) -> str:
         if tables & TABLES:  # games without the tournament they belong to

@@ -215,3 +215,19 @@ def test_a_damaged_page_is_said_on_one_line(tmp_path: Path) -> None:
     text = str(_explain(tmp_path / DB_NAME, error))
     assert "\n" not in text
     assert "*** in database main ***; Page 3: btreeInitPage() returns error code 11" in text
+
+
+def test_two_runs_creating_one_database_find_each_other(tmp_path: Path) -> None:
+    """The second of two runs started into one new directory at once looked before the
+    first had made the tables: it clashed on meta's rows ('not a usable results database')
+    instead of finding the first run (and its lock)."""
+    first = Store.open(tmp_path, "abc", "t", create=True)
+    late = Store(tmp_path / DB_NAME, sqlite3.connect(tmp_path / DB_NAME, timeout=5.0,
+                                                     isolation_level=None))
+    late._create("abc", "t")  # as the second run does, having seen no tables
+    assert late.meta("fingerprint") == "abc" and late.meta("name") == "t"
+    first.lock()
+    with pytest.raises(StoreError, match="in use by another"):
+        late.lock()
+    first.close()
+    late.close()
