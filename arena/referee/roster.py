@@ -101,14 +101,19 @@ def missing_program(program: str, cwd: str | None) -> str:
     return ""
 
 
-def log_tail(path: Path, lines: int = 5) -> str:
-    """The last lines of a bot's log, to show why it could not start."""
+def _last_bytes(path: Path, size: int = 4096) -> bytes:
+    """The end of a bot's log (b"" when it cannot be read)."""
     try:
         with path.open("rb") as handle:
-            handle.seek(max(0, path.stat().st_size - 4096))
-            text = handle.read().decode("utf-8", "replace").splitlines()[-lines:]
+            handle.seek(max(0, path.stat().st_size - size))
+            return handle.read()
     except OSError:
-        return ""
+        return b""
+
+
+def log_tail(path: Path, lines: int = 5) -> str:
+    """The last lines of a bot's log, to show why it could not start."""
+    text = _last_bytes(path).decode("utf-8", "replace").splitlines()[-lines:]
     return "".join(f"\n    | {line}" for line in text if line.strip())
 
 
@@ -119,13 +124,7 @@ STDIO_HINT = ("it printed its hello on stdout: a bot that speaks JSON lines on s
 
 def printed_hello(path: Path) -> bool:
     """Whether a bot's log holds a `hello` it printed (a stdio bot not declared `stdio:`)."""
-    try:
-        with path.open("rb") as handle:
-            handle.seek(max(0, path.stat().st_size - 4096))
-            lines = handle.read().splitlines()
-    except OSError:
-        return False
-    for line in lines:
+    for line in _last_bytes(path).splitlines():
         try:
             said = json.loads(line)
         except ValueError:

@@ -404,12 +404,19 @@ def explain(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
     return _explain(path, exc)
 
 
+def full_database(exc: BaseException) -> bool:
+    """Whether SQLite failed for lack of space (a full disk or quota)."""
+    return isinstance(exc, sqlite3.OperationalError) and (
+        getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+        or "disk is full" in str(exc))
+
+
 def _explain(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
     text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
     if "locked" in text or "busy" in text:
         return StoreError(f"{path} is locked by another process ({text}); try again when it "
                           "is done")
-    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in text:
+    if full_database(exc):
         return StoreError(f"the disk is full: could not write {path} ({text}); what it held "
                           "is kept: free some space, then run again (with --resume if it "
                           "holds games)")

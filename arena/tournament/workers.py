@@ -20,7 +20,6 @@ import multiprocessing as mp
 import os
 import resource
 import signal
-import sqlite3
 import time
 import traceback
 from collections import Counter, deque
@@ -38,7 +37,7 @@ from arena.core.game import Json
 from arena.core.record import GameRecord
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
 from arena.tournament.dispatch import Dispatcher, start_cost
-from arena.tournament.store import DB_NAME, GameKey, Store
+from arena.tournament.store import DB_NAME, GameKey, Store, full_database
 from arena.tournament.worker_logs import SEND_LOCK, Sink, forward
 
 if TYPE_CHECKING:
@@ -78,9 +77,7 @@ def disk_full(exc: BaseException, out: Path, doing: str = "") -> str | None:
         target = exc.filename or f"in {out}"
         return (f"the disk is full: could not write {target}{doing} "
                 f"({exc.strerror or os.strerror(exc.errno)})")
-    if isinstance(exc, sqlite3.OperationalError) and (
-            getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
-            or "disk is full" in str(exc)):
+    if full_database(exc):
         return f"the disk is full: could not commit to {out / DB_NAME}{doing} ({exc})"
     return None
 
@@ -336,7 +333,6 @@ class Pool:
                 worker.process.join(1)
             worker.conn.close()
 
-
     def _drain(self, workers: Sequence[_Worker], deadline: float) -> None:
         """Print what stopping workers still log, until each closes its pipe or `deadline`
         passes: a worker that logs more than a pipe holds while it stops its bots would
@@ -352,6 +348,7 @@ class Pool:
                             self.logs.log(event[3])
                 except Exception:  # noqa: BLE001 - its end (EOF), or a frame cut by a
                     pipes.remove(conn)  # SIGTERM mid-send: either way nothing more to read
+
 
 _RESUME = ("; the games committed so far are kept: once that is fixed, run again with "
            "--resume")

@@ -212,9 +212,9 @@ def test_cli_refuses_a_bad_cluster_address(runner: CliRunner, tmp_path: Path) ->
 
 def test_an_unreachable_scheduler_is_one_line(runner: CliRunner, tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena.tournament import cluster
+    from arena.tournament import cluster_connect
 
-    monkeypatch.setattr(cluster, "CONNECT_S", 1)
+    monkeypatch.setattr(cluster_connect, "CONNECT_S", 1)
     # port 1 on loopback: nothing listens there
     output = _refused_cluster(runner, tmp_path, "tcp://127.0.0.1:1")
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in output

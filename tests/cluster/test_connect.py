@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from arena.core.errors import ArenaError
-from arena.tournament import cluster
+from arena.tournament import cluster, cluster_connect
 from arena.tournament.cluster import DaskExecutor
 from arena.tournament.store import GameKey
 
@@ -47,13 +47,13 @@ def silent_port() -> Iterator[int]:
 
 def test_a_port_that_never_answers_is_one_line(silent_port: int,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cluster, "CONNECT_S", 1)
-    monkeypatch.setattr(cluster, "HANDSHAKE_S", 1)
+    monkeypatch.setattr(cluster_connect, "CONNECT_S", 1)
+    monkeypatch.setattr(cluster_connect, "HANDSHAKE_S", 1)
     # this Dask waits on the handshake for ever ("did not answer ... within 2 s"); one that
     # bounds it would say it timed out: either way one line, and no hang
     with pytest.raises(ArenaError, match=f"^cannot reach the Dask scheduler at "
                                          f"tcp://127.0.0.1:{silent_port}: "):
-        cluster._connect(f"tcp://127.0.0.1:{silent_port}", 1)
+        cluster_connect.connect(f"tcp://127.0.0.1:{silent_port}", 1)
 
 
 def _executor() -> Any:

@@ -260,9 +260,9 @@ def _ignores_sigint() -> bool:
 def test_a_local_clusters_workers_leave_ctrl_c_to_the_coordinator() -> None:
     """Ctrl-C at a terminal reaches every process of its group: a LocalCluster's workers
     ignore it (else each printed a traceback), and the coordinator still gets it."""
-    from arena.tournament.cluster import _connect
+    from arena.tournament.cluster_connect import connect
 
-    client, cluster = _connect("local:1", 1)
+    client, cluster = connect("local:1", 1)
     try:
         assert list(client.run(_ignores_sigint).values()) == [True]
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

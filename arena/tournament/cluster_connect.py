@@ -1,0 +1,142 @@
+"""Reaching a Dask cluster: a new LocalCluster for `local[:N]`, else a client of the
+scheduler at the address, each failure in one line (`connect`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import socket
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from arena.core.errors import ArenaError
+from arena.tournament.clusterconf import local_workers
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+CONNECT_S = 20
+"""How long to wait for a remote scheduler before saying it cannot be reached."""
+HANDSHAKE_S = 10
+"""How much longer than `CONNECT_S` a scheduler may take to answer once connected."""
+
+
+def connect(address: str, workers: int) -> tuple[Client, Any]:
+    """A client of the cluster at `address` (`local[:N]`: a new LocalCluster of N workers).
+
+    Raises:
+        ArenaError: the scheduler cannot be reached, or the cluster cannot start.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ArenaError("executor dask needs Dask: pip install 'arena[cluster]' (dask and "
+                         "distributed) on this machine and on every worker") from None
+    cluster: Any = None
+    try:
+        count = local_workers(address)
+        if count is not None:
+            count = count or workers
+            with _no_interrupt():
+                # one thread a worker: a referee is Python, threads would share one GIL
+                cluster = LocalCluster(n_workers=count, threads_per_worker=1,
+                                       processes=True, dashboard_address=":0",
+                                       silence_logs=logging.ERROR)
+            return Client(cluster), cluster
+        _resolve(address)
+        return _client(address), None
+    except ArenaError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever answers there, or Dask's settings
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close()
+        raise ArenaError(f"cannot reach the Dask scheduler at {address}: "
+                         f"{_reason(address, exc)}") from None
+
+
+def _client(address: str) -> Client:
+    """A client of the scheduler at `address`, or ArenaError when nothing there answers as
+    one in time: Dask's own timeout covers the connection, not the handshake, so a port
+    that accepts and stays silent (the scheduler's dashboard, 8787, for one) would hang.
+
+    Raises:
+        ArenaError: no answer within `CONNECT_S` and a margin.
+    """
+    from distributed import Client
+
+    got: list[Client] = []
+    failed: list[BaseException] = []
+    lock, given_up = threading.Lock(), threading.Event()
+
+    def connect() -> None:
+        try:
+            client = Client(address, timeout=CONNECT_S, set_as_default=False)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            failed.append(exc)
+            return
+        with lock:
+            if not given_up.is_set():
+                got.append(client)
+                return
+        client.close()  # answered after the caller gave up on it
+
+    thread = threading.Thread(target=connect, name="arena-connect", daemon=True)
+    thread.start()
+    thread.join(CONNECT_S + HANDSHAKE_S)
+    with lock:
+        given_up.set()
+    if failed:
+        raise failed[0]
+    if not got:
+        raise ArenaError(f"cannot reach the Dask scheduler at {address}: something accepts "
+                         f"connections there but did not answer as a Dask scheduler within "
+                         f"{CONNECT_S + HANDSHAKE_S:.0f} s (a scheduler listens on 8786 by "
+                         "default; 8787 is its dashboard)")
+    return got[0]
+
+
+def _resolve(address: str) -> None:
+    """Look the scheduler's host up first: Dask would try an unknown name until its timeout
+    and then say only that it timed out.
+
+    Raises:
+        OSError: the name is unknown (socket.gaierror).
+    """
+    host = address.partition("://")[2] or address
+    host = host.rsplit(":", 1)[0].strip("[]")
+    socket.getaddrinfo(host, None)
+
+
+def _reason(address: str, exc: Exception) -> str:
+    if isinstance(exc, socket.gaierror):
+        return f"its host name cannot be looked up ({exc.strerror or exc})"
+    if isinstance(exc, OSError) and exc.filename:  # a TLS file the settings name, missing
+        return f"{exc.strerror or exc}: {exc.filename}"
+    if isinstance(exc, TypeError) and address.startswith("tls://"):
+        # Dask's words: "TLS expects a `ssl_context` argument ... Instead got None"
+        return ("tls:// needs this machine's certificate: set DASK_DISTRIBUTED__COMM__TLS__"
+                "CA_FILE, __CLIENT__CERT and __CLIENT__KEY (docs/cluster.md, TLS)")
+    if isinstance(exc, (OSError, TimeoutError, ValueError, RuntimeError)):
+        return str(exc)  # Dask's own words say it (a timeout, "encryption required", ...)
+    return f"{type(exc).__name__}: {exc}"
+
+
+@contextlib.contextmanager
+def _no_interrupt() -> Iterator[None]:
+    """Start a LocalCluster's worker processes with SIGINT ignored (a child keeps an ignored
+    signal, and Python leaves it so): Ctrl-C at a terminal reaches every process of its
+    group, and each Dask worker would print a traceback of its own; the coordinator alone
+    handles it and closes the cluster."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
