@@ -39,21 +39,20 @@ def connect(address: str, workers: int) -> tuple[Client, Any]:
     try:
         count = local_workers(address)
         if count is not None:
-            count = count or workers
-            with _no_interrupt():
+            with _sigint_blocked():
                 # one thread a worker: a referee is Python, threads would share one GIL
-                cluster = LocalCluster(n_workers=count, threads_per_worker=1,
+                cluster = LocalCluster(n_workers=count or workers, threads_per_worker=1,
                                        processes=True, dashboard_address=":0",
                                        silence_logs=logging.ERROR)
             return Client(cluster), cluster
         _resolve(address)
         return _client(address), None
-    except ArenaError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - whatever answers there, or Dask's settings
-        if cluster is not None:
+    except BaseException as exc:
+        if cluster is not None:  # a half-started one: its workers would outlive the run
             with contextlib.suppress(Exception):
                 cluster.close()
+        if isinstance(exc, ArenaError) or not isinstance(exc, Exception):
+            raise  # Ctrl-C among them
         raise ArenaError(f"cannot reach the Dask scheduler at {address}: "
                          f"{_reason(address, exc)}") from None
 
@@ -126,17 +125,26 @@ def _reason(address: str, exc: Exception) -> str:
 
 
 @contextlib.contextmanager
-def _no_interrupt() -> Iterator[None]:
-    """Start a LocalCluster's worker processes with SIGINT ignored (a child keeps an ignored
-    signal, and Python leaves it so): Ctrl-C at a terminal reaches every process of its
-    group, and each Dask worker would print a traceback of its own; the coordinator alone
-    handles it and closes the cluster."""
+def _sigint_blocked() -> Iterator[None]:
+    """Block SIGINT while a LocalCluster starts: Ctrl-C at a terminal reaches every process
+    of its group, and each worker process would print a traceback of its own. A child keeps
+    the mask of the thread that starts it, across exec, and Python leaves the signal blocked
+    there: the workers are started by the threads Dask starts now, which keep this thread's
+    mask. Unblocked after, here, where a Ctrl-C pressed meanwhile (pending, not lost) stops
+    the run once the cluster has started: the coordinator alone handles it, and closes the
+    cluster. (Ignoring SIGINT instead, which a child also keeps, lost that Ctrl-C.)
+
+    First multiprocessing's resource tracker: the first process started with it starts the
+    tracker, which then unblocks SIGINT in the thread that started it (its own guard for
+    the tracker), and so in every worker that thread started after."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

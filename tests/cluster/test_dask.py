@@ -253,18 +253,27 @@ def test_a_run_stopped_on_one_executor_resumes_on_the_other(tmp_path: Path) -> N
         assert standings(out) == standings(whole)
 
 
-def _ignores_sigint() -> bool:
-    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+def _threads_blocking_sigint() -> list[bool]:
+    """Whether each thread of this process has SIGINT blocked (/proc: its SigBlk mask)."""
+    blocked = []
+    for status in Path("/proc/self/task").glob("*/status"):
+        mask = next(line for line in status.read_text().splitlines()
+                    if line.startswith("SigBlk:"))
+        blocked.append(bool(int(mask.split()[1], 16) & 1 << (signal.SIGINT - 1)))
+    return blocked
 
 
 def test_a_local_clusters_workers_leave_ctrl_c_to_the_coordinator() -> None:
-    """Ctrl-C at a terminal reaches every process of its group: a LocalCluster's workers
-    ignore it (else each printed a traceback), and the coordinator still gets it."""
+    """Ctrl-C at a terminal reaches every process of its group: every thread of a
+    LocalCluster's workers has it blocked (else each printed a traceback), and the
+    coordinator still gets it."""
     from arena.tournament.cluster_connect import connect
 
     client, cluster = connect("local:1", 1)
     try:
-        assert list(client.run(_ignores_sigint).values()) == [True]
+        (worker,) = client.run(_threads_blocking_sigint).values()
+        assert worker and all(worker)
+        assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         client.close()
