@@ -64,6 +64,10 @@ DROPPED_HINT = ("the connection dropped while the process still ran: a frame ove
 START_HINT = ("the process ended before its hello: its last output lines below say why (a "
               "missing library or file, a wrong path, an exception at start)")
 """The hint of "connects in time" for a process that ended before saying hello."""
+NO_CWD_HINT = ("; sandboxed and without --cwd, it starts in its private /tmp (the files its "
+               "command names are found where they are): give --cwd DIR to a bot that opens "
+               "files relative to its working directory")
+"""Added to `START_HINT` for a sandboxed bot run without a working directory of its own."""
 QUIT_HINT = ("keep the process running until a `shutdown` message arrives, then exit with "
              "status 0")
 """The hint of "exits on shutdown" for a process that ended before shutdown was sent."""

@@ -33,13 +33,6 @@ def hello_problem(frames: list[bytes], token: str) -> str | None:
     return None
 
 
-def last_words(tail: str) -> str:
-    """The bot's last non-empty output line (the referee's own notes skipped), or ""."""
-    said = [line.strip() for line in tail.splitlines()
-            if line.strip() and not line.startswith("[arena ")]
-    return said[-1] if said else ""
-
-
 def log_tail(path: Path, lines: int = 15) -> str:
     try:
         text = path.read_text(errors="replace")

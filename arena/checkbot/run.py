@@ -17,6 +17,7 @@ from arena.checkbot.checks import (
     BOT_NAME,
     DIED_HINT,
     INJECT_AT_REQUEST,
+    NO_CWD_HINT,
     QUIT_HINT,
     START_HINT,
     CheckId,
@@ -24,7 +25,7 @@ from arena.checkbot.checks import (
     CheckReport,
     CheckResult,
 )
-from arena.checkbot.diagnose import end_hint, hello_problem, last_words, log_tail
+from arena.checkbot.diagnose import end_hint, hello_problem, log_tail
 from arena.checkbot.observer import Observer
 from arena.core.errors import ConfigError
 from arena.core.record import FaultKind, ForfeitReason, GameRecord
@@ -33,7 +34,7 @@ from arena.protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, Shutdow
 from arena.referee.match import run_game
 from arena.referee.players import SeatPlayer
 from arena.referee.process import BotProcess, Confinement, describe_exit
-from arena.referee.roster import STDIO_HINT, printed_hello
+from arena.referee.roster import STDIO_HINT, cause_in_log, printed_hello
 from arena.referee.sandbox import ENDPOINT_DIR, resolve
 from arena.referee.spec import FaultPolicy
 from arena.referee.stdio_bridge import bridge_argv, is_stdio
@@ -100,10 +101,13 @@ class _Run:
                 not self.wrapped and printed_hello(self.log_path):
             # its hello went to the log: a stdio bot run without `stdio:`
             self.results[CheckId.CONNECTS] = replace(connects, advice=STDIO_HINT)
-        elif connects is not None and connects.advice == START_HINT and last_words(tail):
+        elif connects is not None and connects.advice == START_HINT:
             # what the bot (or the sandbox starting it) said last names the cause
+            said = cause_in_log(self.log_path)
             self.results[CheckId.CONNECTS] = replace(
-                connects, detail=f"{connects.detail}: {last_words(tail)}")
+                connects, detail=f"{connects.detail}: {said}" if said else connects.detail,
+                advice=START_HINT + (NO_CWD_HINT if process is not None and process.sandboxed
+                                     and self.options.cwd is None else ""))
         results = tuple(self.results.get(c, CheckResult(c, None, "not run: an earlier check "
                                                                  "failed")) for c in CheckId)
         return CheckReport(results, tuple(self.records), tail)

@@ -41,7 +41,9 @@ WARN_MARK = "[yellow]WARN[/]"
 @startup_ms_option()
 @tcp_option()
 @click.option("--cwd", type=click.Path(path_type=Path, file_okay=False, exists=True),
-              help="Run the bot in this directory.")
+              help="Run the bot in this directory (default: none; sandboxed, the bot then "
+                   "starts in its private /tmp, and the files its command names are found "
+                   "from the current directory).")
 @sandbox_option()
 def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int | None,
                       seed: int, rule_pairs: tuple[str, ...], move_ms: int, startup_ms: int,

@@ -49,6 +49,7 @@ from arena.referee.process import (
 )
 from arena.referee.replay import ReplayWriter, Step
 from arena.referee.roster import (
+    NO_CWD_NOTE,
     STDIO_HINT,
     Alarm,
     RosterBot,
@@ -312,6 +313,9 @@ class Referee:
             logfile = self.workdir / "logs" / f"{bot.spec.name}.log"
             if not is_stdio(bot.spec.cmd) and printed_hello(logfile):
                 bot.failure += f" ({STDIO_HINT})"
+            elif bot.process is not None and bot.process.sandboxed and bot.spec.cwd is None \
+                    and not bot.alive():
+                bot.failure += f" ({NO_CWD_NOTE})"
             log.error("%s: %s; it forfeits its games%s", bot.spec.name, bot.failure,
                       log_tail(logfile))
             bot.failed = ForfeitReason.NO_CONNECT

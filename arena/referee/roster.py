@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Sequence
@@ -112,14 +113,47 @@ def _last_bytes(path: Path, size: int = 4096) -> bytes:
 
 
 def log_tail(path: Path, lines: int = 5) -> str:
-    """The last lines of a bot's log, to show why it could not start."""
-    text = _last_bytes(path).decode("utf-8", "replace").splitlines()[-lines:]
+    """The last lines of a bot's log, to show why it could not start; led by the line that
+    names the cause (`cause_line`) where that one is further up."""
+    said = _last_bytes(path).decode("utf-8", "replace").splitlines()
+    text = said[-lines:]
+    cause = cause_line(said)
+    if cause and not any(cause.startswith(line.strip()) for line in text if line.strip()):
+        text = [cause, "...", *text]
     return "".join(f"\n    | {line}" for line in text if line.strip())
+
+
+def cause_in_log(path: Path) -> str:
+    """`cause_line` of the end of a bot's log ("" when it cannot be read)."""
+    return cause_line(_last_bytes(path).decode("utf-8", "replace").splitlines())
+
+
+_CAUSE = re.compile(r"(?i)\b(error|exception|panic|panicked|fatal|cannot|can't|not found|"
+                    r"no such file|denied|undefined)\b")
+"""Words of the line in which a runtime says why a program ended."""
+
+
+def cause_line(lines: Sequence[str]) -> str:
+    """The last line of a bot's output that reads as the cause of its end, with the line
+    after it when it ends in ":" (Rust's panic); else the last line; "" for none. An error's
+    message often sits above its stack and a runtime's banner (Node's `Node.js v20.1.0`,
+    which is its last line), where the last line alone would not say it."""
+    said = [line.strip() for line in lines if line.strip() and not line.startswith("[arena ")]
+    for n in range(len(said) - 1, -1, -1):
+        line = said[n]
+        if _CAUSE.search(line) and not line.startswith(("at ", "File \"")):
+            return f"{line} {said[n + 1]}" if line.endswith(":") and n + 1 < len(said) else line
+    return said[-1] if said else ""
 
 
 STDIO_HINT = ("it printed its hello on stdout: a bot that speaks JSON lines on stdin/stdout "
               "is declared as `stdio:CMD` (protocol/PROTOCOL.md §12); without `stdio:` its "
               "stdout goes to its log and the referee waits for it on ZeroMQ")
+
+
+NO_CWD_NOTE = ("sandboxed without a cwd, it started in its private /tmp: the files its "
+               "command names are found where they are, a path it opens itself is taken from "
+               "/tmp")
 
 
 def printed_hello(path: Path) -> bool:

@@ -147,8 +147,7 @@ def bwrap_launch(bwrap: str, argv: Sequence[str], env: Mapping[str, str], cwd: s
                  *, endpoint_dir: str | None, hide: Iterable[str], network: bool,
                  limits: Limits) -> Launch:
     """A bot inside bubblewrap (see the module docstring for what it sees)."""
-    base = Path(cwd or os.getcwd())
-    argv = [_absolute(a, base) for a in argv]
+    argv = _absolute_all(argv, cwd)
     own = _own_dirs(argv, cwd)
     binds = _runtime_dirs(argv, env) + own
     args = [bwrap, "--unshare-all", "--unshare-user", "--uid", str(SANDBOX_UID), "--gid",
@@ -181,8 +180,7 @@ def bwrap_launch(bwrap: str, argv: Sequence[str], env: Mapping[str, str], cwd: s
 
 def own_dirs(argv: Sequence[str], cwd: str | None) -> list[str]:
     """The directories a bot is given as its own: its cwd and those of its program files."""
-    base = Path(cwd or os.getcwd())
-    return _own_dirs([_absolute(a, base) for a in argv], cwd)
+    return _own_dirs(_absolute_all(argv, cwd), cwd)
 
 
 def _own_dirs(argv: Sequence[str], cwd: str | None) -> list[str]:
@@ -213,6 +211,18 @@ def _runtime_dirs(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
         if not _system(str(real)):
             dirs.append(str(real.parent.parent if real.parent.name == "bin" else real.parent))
     return [d for d in dirs if not _system(d)]
+
+
+def _absolute_all(argv: Sequence[str], cwd: str | None) -> list[str]:
+    """`_absolute` of each argument. Without a `cwd`, an argument after the program that is
+    the bare name of a file in the current directory (`node bot.js`) is a path too: the
+    sandbox then starts the bot in its private /tmp, where the name would find nothing. Not
+    a directory's name (`python -m package` names a module), nor the program (looked up in
+    PATH)."""
+    base = Path(cwd or os.getcwd())
+    return [_absolute(f"./{arg}" if cwd is None and n > 0 and "/" not in arg
+                      and not arg.startswith("-") and os.path.isfile(base / arg) else arg, base)
+            for n, arg in enumerate(argv)]
 
 
 def _absolute(arg: str, base: Path) -> str:

@@ -207,3 +207,31 @@ def test_the_referee_tells_a_stdio_bot_declared_without_stdio(
     assert record.seats[0].forfeit is not None
     said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("perlish:")]
     assert len(said) == 1 and STDIO_HINT in said[0]
+
+
+DIES_DEEP = ("import sys\n"
+             "print('Error: cannot open weights.bin', file=sys.stderr)\n"
+             "for n in range(30):\n"
+             "    print(f'    at frame{n} (bot.js:{n}:1)', file=sys.stderr)\n"
+             "print('Node.js v20.0.0', file=sys.stderr)\n"
+             "sys.exit(1)\n")
+"""Exits before its hello as Node does: the error's message above a long stack, and a
+banner last."""
+
+
+@pytest.mark.parametrize("sandbox", [SandboxMode.NONE, SandboxMode.AUTO])
+def test_a_bot_that_ends_before_hello_is_told_the_error_line_not_the_banner(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox: SandboxMode) -> None:
+    from arena.checkbot.checks import NO_CWD_HINT, START_HINT
+    from arena.referee.sandbox import resolve
+
+    (tmp_path / "dies.py").write_text(DIES_DEEP)
+    monkeypatch.chdir(tmp_path)  # `python dies.py`, a bare name, found from here
+    report = check_bot(CheckOptions("machiavelli", (sys.executable, "dies.py"), time=SAFE,
+                                    sandbox=SandboxPolicy(sandbox)))
+    connects = next(r for r in report.results if r.check is CheckId.CONNECTS)
+    assert connects.ok is False
+    assert connects.detail.endswith(": Error: cannot open weights.bin"), connects.detail
+    # sandboxed without --cwd, it starts in /tmp: the hint says so
+    sandboxed = resolve(SandboxPolicy(sandbox)).bwrap is not None
+    assert connects.advice == START_HINT + (NO_CWD_HINT if sandboxed else "")

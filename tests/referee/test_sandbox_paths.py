@@ -11,6 +11,8 @@ import sys
 import venv
 from pathlib import Path
 
+import pytest
+
 from arena.referee.limits import Limits
 from arena.referee.sandbox import bwrap_launch
 from tests.referee.conftest import sandboxed_output
@@ -55,3 +57,33 @@ def test_a_venv_interpreter_given_with_dot_dot_keeps_its_environment(
     python = os.path.join(tmp_path, "bench", "..", "bot", ".venv", "bin", "python")
     probe = "import venv_marker, sys; print(sys.prefix)"
     assert output(bwrap, [python, "-c", probe], tmp_path) == str(root)
+
+
+def test_a_bare_file_name_is_found_without_a_cwd(bwrap: str, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a cwd (`arena play`, `check-bot` without --cwd) the sandbox starts a bot in
+    its private /tmp: `python bot.py` from the bot's directory still finds bot.py (a bot
+    author's first command, in Node found failing: `Cannot find module '/tmp/bot.js'`)."""
+    (tmp_path / "bot.py").write_text(SCRIPT)
+    monkeypatch.chdir(tmp_path)
+    launch = bwrap_launch(bwrap, [sys.executable, "bot.py"], {}, None, endpoint_dir=None,
+                          hide=[], network=False, limits=Limits())
+    assert sandboxed_output(launch) == "bot.py ran"
+
+
+def test_other_bare_names_stay_as_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a file's bare name after the program, and only without a cwd, becomes a path:
+    not a package's directory (`-m pkg` names a module), not an option, not a name that is
+    no file here, and nothing when the bot runs in a cwd of its own (names work there)."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "bot.py").write_text(SCRIPT)
+    monkeypatch.chdir(tmp_path)
+
+    def bot_argv(argv: list[str], cwd: str | None) -> list[str]:
+        args = bwrap_launch("bwrap", argv, {}, cwd, endpoint_dir=None, hide=[], network=False,
+                            limits=Limits()).argv
+        return args[args.index("--") + 1:]
+
+    given = [sys.executable, "-m", "pkg", "--level", "fast", "bot.py"]
+    assert bot_argv(given, None) == [*given[:-1], str(tmp_path / "bot.py")]
+    assert bot_argv(given, str(tmp_path)) == given
