@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.cli.options import check_pinning, cluster_option, pin_workers_option, sandbox_option
-from arena.cli.ui import console, err_console, fitted_table
+from arena.cli.ui import console, err_console, fitted_table, logs_through
 from arena.core.errors import ArenaError
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.tournament.config import MAX_CONCURRENCY, load_config, preflight
@@ -131,7 +131,7 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
         else:
             view.runner = runner
             with Live(view.render(), console=console, refresh_per_second=4,
-                      transient=True) as live:
+                      transient=True) as live, logs_through(console):
                 view.live = live
                 table = runner.run()
     except Interrupted as exc:

@@ -5,8 +5,9 @@ rich is imported only by the `arena.cli` package.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Literal
 
 from rich import box
@@ -24,6 +25,23 @@ def setup_logging(level: str) -> None:
     logger.setLevel(level)
     if not any(isinstance(h, RichHandler) for h in logger.handlers):
         logger.addHandler(RichHandler(console=err_console, show_path=False))
+
+
+@contextlib.contextmanager
+def logs_through(target: Console) -> Iterator[None]:
+    """Print arena's log records through `target` meanwhile: the console a `Live` view draws
+    on. rich writes whatever another console prints straight to the terminal, past the
+    view's redirection of stderr, so a warning landed inside the view's lines and the next
+    redraw erased it (found by an organiser watching a run)."""
+    handlers = [h for h in logging.getLogger("arena").handlers if isinstance(h, RichHandler)]
+    before = [h.console for h in handlers]
+    for handler in handlers:
+        handler.console = target
+    try:
+        yield
+    finally:
+        for handler, was in zip(handlers, before, strict=True):
+            handler.console = was
 
 
 Justify = Literal["left", "right"]

@@ -243,3 +243,32 @@ def test_ctrl_c_exits_130_in_run_with_a_resume_hint(
     assert result.exit_code == 130
     assert " ".join(result.output.split()).endswith(
         f"Resume with: arena run {file} --resume --out {tmp_path / 'out'}{hint_ends}")
+
+
+def test_a_warning_during_the_live_view_prints_above_it_not_inside() -> None:
+    """Two consoles on one terminal (the view's on stdout, the log's on stderr): rich writes
+    the log's straight to the terminal, into the view's last line, and the next redraw
+    erased it. Through the view's console it is printed on lines of its own, above."""
+    import logging
+
+    from rich.live import Live
+    from rich.logging import RichHandler
+
+    from arena.cli.ui import logs_through
+
+    terminal = io.StringIO()
+    view = Console(file=terminal, force_terminal=True, width=100)
+    logs = Console(file=terminal, force_terminal=True, width=100)
+    logger = logging.getLogger("arena.test-live")
+    handler = RichHandler(console=logs, show_path=False)
+    logging.getLogger("arena").addHandler(handler)
+    try:
+        with Live("VIEW-LINE", console=view, auto_refresh=False) as live, logs_through(view):
+            live.refresh()
+            logger.warning("a bot faulted")
+        assert handler.console is logs  # given back after the view
+    finally:
+        logging.getLogger("arena").removeHandler(handler)
+    lines = terminal.getvalue().replace("\r", "\n").splitlines()
+    warned = [line for line in lines if "a bot faulted" in line]
+    assert warned and not any("VIEW-LINE" in line for line in warned), lines
