@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -22,8 +21,8 @@ from arena.cli.ui import console
 from arena.games import REGISTRY
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.referee.spec import TimeControl
+from arena.tournament.config import with_python
 
-PYTHONS = ("python", "python3")
 MARKS = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "[dim]not run[/]"}
 WARN_MARK = "[yellow]WARN[/]"
 
@@ -65,11 +64,8 @@ def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int 
     exit status alone: a bot whose search stops on the clock may vary. Otherwise seed every
     random choice from game_start.bot_seed (protocol/PROTOCOL.md).
     """
-    argv = list(cmd)
-    if argv[0] in PYTHONS:
-        argv[0] = sys.executable
     options = CheckOptions(
-        game=game, cmd=tuple(argv), games=games, players=players, seed=seed,
+        game=game, cmd=with_python(cmd), games=games, players=players, seed=seed,
         rules=parse_rules(rule_pairs),
         time=TimeControl(move_ms=move_ms, bank_ms=0, startup_ms=startup_ms),
         endpoint=endpoint(tcp), cwd=str(cwd) if cwd else None,

@@ -27,9 +27,7 @@ from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
 from arena.referee.replay import Step, read_replay
 from arena.referee.review import check_replay, engine_for, seat_view
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
-from arena.tournament.config import PYTHON_PLACEHOLDER, SEED_LIMIT
-
-PYTHONS = ("python", "python3")
+from arena.tournament.config import SEED_LIMIT, with_python
 
 
 def parse_bot(text: str) -> BotSpec:
@@ -42,10 +40,7 @@ def parse_bot(text: str) -> BotSpec:
         argv = shlex.split(command)
     except ValueError as exc:
         raise click.BadParameter(f"{text!r}: {exc}", param_hint="--bot") from None
-    if argv[0] in PYTHONS:
-        argv[0] = sys.executable
-    argv = [part.replace(PYTHON_PLACEHOLDER, sys.executable) for part in argv]
-    return BotSpec(name.strip(), tuple(argv))
+    return BotSpec(name.strip(), with_python(argv))
 
 
 def _show_step(step: Step) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import secrets
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,11 +21,11 @@ from arena.core.errors import ConfigError
 from arena.core.game import Json
 from arena.referee.spec import BotSpec
 from arena.tournament.config import (
-    PYTHON_PLACEHOLDER,
     FileKind,
     TournamentConfig,
     decode_utf8,
     parse_config,
+    with_python,
 )
 from arena.tournament.yamlpos import LineDict, load
 
@@ -144,5 +143,6 @@ def init_text(name: str, game: str, players: int | None, rules: Mapping[str, Jso
 
 
 def expand_cmd(cmd: Sequence[str]) -> tuple[str, ...]:
-    """A stored command as the workers run it (`{python}`: the interpreter running arena)."""
-    return tuple(part.replace(PYTHON_PLACEHOLDER, sys.executable) for part in cmd)
+    """A stored command as the workers run it (`{python}`, or a first word `python`: the
+    interpreter running arena)."""
+    return with_python(cmd)

@@ -14,7 +14,7 @@ import re
 import shlex
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -37,6 +37,22 @@ from arena.tournament.yamlpos import LineDict, LineList, load
 
 PYTHON_PLACEHOLDER = "{python}"
 """In a bot's `cmd`, replaced by the interpreter running arena (`sys.executable`)."""
+PYTHONS = ("python", "python3")
+"""A command's first word that means the interpreter running arena too: the `python` on an
+organiser's PATH may be a shim (pyenv's) that cannot run in the sandbox, and lacks
+`arena.client`; every bot passed its checks and then forfeited. A Python of one's own is
+named by its path."""
+
+
+def with_python(parts: Sequence[str]) -> tuple[str, ...]:
+    """A bot's argv with `{python}`, and a first word in `PYTHONS` (after `stdio:`), as the
+    interpreter running arena."""
+    argv = [part.replace(PYTHON_PLACEHOLDER, sys.executable) for part in parts]
+    if argv:
+        prefix = "stdio:" if argv[0].startswith("stdio:") else ""
+        if argv[0].removeprefix(prefix) in PYTHONS:
+            argv[0] = prefix + sys.executable
+    return tuple(argv)
 
 
 class Format(StrEnum):
@@ -613,7 +629,7 @@ def _argv(cmd: Any) -> tuple[str, ...] | None:
         return None
     if not parts:
         return None
-    return tuple(part.replace(PYTHON_PLACEHOLDER, sys.executable) for part in parts)
+    return with_python(parts)
 
 
 def _plain(value: Any) -> Any:

@@ -210,3 +210,24 @@ def test_an_unknown_rating_names_its_line_and_the_registered_raters() -> None:
     found = problems(GOOD + "rating: glicko\n")
     assert found == [f"t.yaml:{GOOD.count(chr(10)) + 1}: rating 'glicko' is not one of "
                      "bradley-terry, plackett-luce"]
+
+
+@pytest.mark.parametrize(("cmd", "argv"), [
+    ("python bot.py", (sys.executable, "bot.py")),
+    ("python3 -u bot.py", (sys.executable, "-u", "bot.py")),
+    ("stdio:python bot.py", (f"stdio:{sys.executable}", "bot.py")),
+    ("{python} bot.py python", (sys.executable, "bot.py", "python")),  # the first word only
+    ("/usr/bin/python3 bot.py", ("/usr/bin/python3", "bot.py")),  # a Python of one's own
+    ("pythonista bot.py", ("pythonista", "bot.py")),
+])
+def test_a_leading_python_is_arenas_as_in_arena_play(cmd: str, argv: tuple[str, ...]) -> None:
+    """The `python` on an organiser's PATH (a pyenv shim) cannot run in the sandbox: every
+    bot of a file written `python bot.py` passed its checks, then forfeited."""
+    from arena.cli.play import parse_bot
+    from arena.ladder.config import expand_cmd
+
+    text = GOOD.replace('"{python} -c pass"', f'"{cmd}"')
+    config = parse_config(text, "t.yaml", Path("."), toy_registry())
+    assert config.bots[0].cmd == argv
+    assert parse_bot(f"a={cmd}").cmd == argv
+    assert expand_cmd(cmd.split()) == argv  # a ladder's stored command
