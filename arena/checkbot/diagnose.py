@@ -7,6 +7,7 @@ from pathlib import Path
 from arena.checkbot.checks import DIED_HINT, DROPPED_HINT
 from arena.protocol.codec import WireError, decode_bot
 from arena.protocol.messages import PROTOCOL_VERSION, Hello
+from arena.referee.roster import printable
 
 
 def end_hint(status: int | None) -> str:
@@ -38,4 +39,4 @@ def log_tail(path: Path, lines: int = 15) -> str:
         text = path.read_text(errors="replace")
     except OSError:
         return ""
-    return "\n".join(text.splitlines()[-lines:])
+    return "\n".join(printable(line) for line in text.splitlines()[-lines:])

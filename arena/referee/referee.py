@@ -51,11 +51,13 @@ from arena.referee.replay import ReplayWriter, Step
 from arena.referee.roster import (
     NO_CWD_NOTE,
     STDIO_HINT,
+    VERSION_CHARS,
     Alarm,
     RosterBot,
     check_specs,
     log_tail,
     missing_program,
+    printable,
     printed_hello,
 )
 from arena.referee.sandbox import (
@@ -424,11 +426,11 @@ class Referee:
                 refused.append(pending.pop(hello.token))
             else:
                 del pending[hello.token]
-                bot.peer, bot.version = peer, hello.version
+                bot.peer, bot.version = peer, printable(hello.version, VERSION_CHARS)
                 transport.send(peer, encode(Welcome(
                     protocol=PROTOCOL_VERSION, name=bot.spec.name,
                     max_message_bytes=MAX_MESSAGE_BYTES, referee=f"arena {__version__}")))
-                log.info("%s: connected (version %r)", bot.spec.name, hello.version)
+                log.info("%s: connected (version %r)", bot.spec.name, bot.version)
         return refused
 
     def _owner(self, peer: bytes) -> RosterBot | None:

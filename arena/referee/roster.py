@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import time
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,6 +113,28 @@ def _last_bytes(path: Path, size: int = 4096) -> bytes:
         return b""
 
 
+VERSION_CHARS = 64
+"""How much of the version a bot states in its hello is kept (it is stored with every game)."""
+
+
+def printable(text: str, limit: int | None = None) -> str:
+    """A bot's text made safe for a terminal (and cut to `limit` characters): control and
+    format characters escaped (`\x1b`), since the terminal would obey them: a bot's log shown
+    in an error, or a version in a table, could clear the organiser's screen."""
+    text = text if limit is None else text[:limit]
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == "\t" else _escaped(c) for c in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if unicodedata.category(char) == "Zs":  # a space of another width: shown as a space
+        return " "
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 \
+        else f"\\U{code:08x}"
+
+
 def log_tail(path: Path, lines: int = 5) -> str:
     """The last lines of a bot's log, to show why it could not start; led by the line that
     names the cause (`cause_line`) where that one is further up."""
@@ -120,7 +143,7 @@ def log_tail(path: Path, lines: int = 5) -> str:
     cause = cause_line(said)
     if cause and not any(cause.startswith(line.strip()) for line in text if line.strip()):
         text = [cause, "...", *text]
-    return "".join(f"\n    | {line}" for line in text if line.strip())
+    return "".join(f"\n    | {printable(line)}" for line in text if line.strip())
 
 
 def cause_in_log(path: Path) -> str:
@@ -142,8 +165,9 @@ def cause_line(lines: Sequence[str]) -> str:
     for n in range(len(said) - 1, -1, -1):
         line = said[n]
         if _CAUSE.search(line) and not line.startswith(("at ", "File \"")):
-            return f"{line} {said[n + 1]}" if line.endswith(":") and n + 1 < len(said) else line
-    return said[-1] if said else ""
+            return printable(f"{line} {said[n + 1]}" if line.endswith(":") and n + 1 < len(said)
+                             else line)
+    return printable(said[-1]) if said else ""
 
 
 STDIO_HINT = ("it printed its hello on stdout: a bot that speaks JSON lines on stdin/stdout "
