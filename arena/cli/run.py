@@ -65,7 +65,9 @@ PROGRESS_LINES = 100
 @click.option("--out", "-o", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Output directory, relative to the current directory (default: the "
                    "file's `out`, relative to the file, else runs/<name>).")
-@click.option("--dry-run", is_flag=True, help="Print the schedule and the game count only.")
+@click.option("--dry-run", is_flag=True, help="Print the schedule and the game count, check "
+                                               "that every bot's command is there, and play "
+                                               "nothing.")
 @click.option("--withdraw", "withdraw", multiple=True, metavar="BOT",
               help="With --resume: BOT plays no more games (its stored games stay; in a "
                    "Swiss its opponents in a round already paired score a forfeit win and "
@@ -102,6 +104,7 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     out = out or config.out
     if dry_run:
         _dry_run(config)
+        preflight(config)  # the organiser's "check my file": its commands too
         return
     preflight(config)
     check_out(out)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import re
 import shlex
 import shutil
@@ -662,16 +663,33 @@ def preflight(config: TournamentConfig) -> None:
         if not cwd.is_dir():
             problems.add(_line(config, bot), f"bot {bot.name!r}: cwd {cwd} is not a directory")
             continue
-        program = bot.cmd[0].removeprefix("stdio:")  # a stdio bot runs behind the bridge
-        found = shutil.which(program, path=None) if "/" not in program else (
-            str(cwd / program) if (cwd / program).is_file() else None)
-        if found is None:
-            problems.add(_line(config, bot), f"bot {bot.name!r}: command {program!r} not found")
-        for arg in bot.cmd[1:]:
-            if arg.endswith(SCRIPT_SUFFIXES) and not (cwd / arg).is_file():
-                problems.add(_line(config, bot),
-                             f"bot {bot.name!r}: file {arg!r} not found in {cwd}")
+        for problem in _command_problems(bot.cmd, cwd):
+            problems.add(_line(config, bot), f"bot {bot.name!r}: {problem}")
     problems.raise_if_any()
+
+
+INTERPRETER = re.compile(r"(python|node|ruby|perl|bash|sh|php|lua|Rscript)[\d.]*")
+"""Programs (`python3.11` too) whose first argument, unless an option, is the script they
+run: `{python} bots/mybot`, a script without a suffix, was found missing only by the game."""
+
+
+def _command_problems(cmd: Sequence[str], cwd: Path) -> list[str]:
+    """What is missing of a bot's command: its program, or not executable; a script file
+    (by its suffix, or as an interpreter's first argument)."""
+    program = cmd[0].removeprefix("stdio:")  # a stdio bot runs behind the bridge
+    found = shutil.which(program, path=None) if "/" not in program else (
+        str(cwd / program) if (cwd / program).is_file() else None)
+    if found is None:
+        return [f"command {program!r} not found"]
+    found_problems = [] if os.access(found, os.X_OK) else [f"{program!r} is not executable "
+                                                           "(chmod +x it)"]
+    name = os.path.basename(program)
+    script = cmd[1] if len(cmd) > 1 and not cmd[1].startswith("-") and \
+        INTERPRETER.fullmatch(name) else None
+    for arg in cmd[1:]:
+        if (arg.endswith(SCRIPT_SUFFIXES) or arg == script) and not (cwd / arg).is_file():
+            found_problems.append(f"file {arg!r} not found in {cwd}")
+    return found_problems
 
 
 def _line(config: TournamentConfig, bot: BotSpec) -> int:

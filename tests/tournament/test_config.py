@@ -231,3 +231,41 @@ def test_a_leading_python_is_arenas_as_in_arena_play(cmd: str, argv: tuple[str, 
     assert config.bots[0].cmd == argv
     assert parse_bot(f"a={cmd}").cmd == argv
     assert expand_cmd(cmd.split()) == argv  # a ladder's stored command
+
+
+def test_preflight_finds_a_script_without_suffix_and_a_program_not_executable(
+        tmp_path: Path) -> None:
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "mybot").write_text("pass\n")
+    (tmp_path / "noexec.sh").write_text("echo hi\n")
+    (tmp_path / "shiny").write_text("#!/bin/sh\n")
+    (tmp_path / "shiny").chmod(0o755)
+    config = parse_config(textwrap.dedent("""\
+        name: x
+        game: toy
+        bots:
+          - {name: ok, cmd: "{python} bots/mybot"}
+          - {name: gone, cmd: "{python} bots/mybott --level 2"}
+          - {name: noexec, cmd: "./noexec.sh"}
+          - {name: module, cmd: "{python} -m bots"}
+          - {name: shiny, cmd: "./shiny fast"}
+        """), "t.yaml", tmp_path, toy_registry())
+    with pytest.raises(ConfigError) as info:
+        preflight(config)
+    assert info.value.problems == [
+        f"t.yaml:5: bot 'gone': file 'bots/mybott' not found in {tmp_path}",
+        "t.yaml:6: bot 'noexec': './noexec.sh' is not executable (chmod +x it)",
+    ]
+
+
+def test_a_dry_run_checks_the_bots_commands(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    file = tmp_path / "t.yaml"
+    file.write_text("name: t\ngame: machiavelli\nplayers_per_game: 2\nbots:\n"
+                    "  - {name: a, cmd: 'builtin:random'}\n  - {name: b, cmd: 'pyhton3 x.py'}\n")
+    result = CliRunner().invoke(main, ["run", str(file), "--dry-run"])
+    assert result.exit_code == 1
+    assert "bot 'b': command 'pyhton3' not found" in " ".join(result.output.split())
