@@ -14,11 +14,12 @@ import json
 import os
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arena.core.errors import ConfigError, StoreError
+from arena.core.errors import ArenaError, ConfigError, StoreError
 from arena.core.game import Json
 from arena.core.record import GameRecord
 from arena.tournament.compare import (
@@ -41,6 +42,11 @@ from arena.tournament.store import DB_NAME, GameKey, Store, StoredGame
 from arena.tournament.workers import DiskFull, disk_full
 
 REPORT_NAME = "compare.json"
+BROKEN_SHARE = 0.9
+"""A compared bot that forfeits at least this share of its counted games (with at least
+`BROKEN_GAMES` counted) is broken, not worse: the run stops without a verdict (exit 3), so
+that a CI job never reads a crash on start as "the patch is worse"."""
+BROKEN_GAMES = 4
 AHEAD = 2
 """Deals handed out beyond the test's position, per worker (enough to keep workers busy
 when one game runs long, few enough that little is played after the verdict)."""
@@ -183,7 +189,29 @@ class CompareRun:
             if games[0] is None or games[1] is None:
                 break
             self.test.add(*deal_result(self.setup, deal, games[0], games[1]))
+            self._check_broken()  # at each deal counted: where it stops is the seeds' alone
         self.progress.status = self.test.status()
+
+    def _check_broken(self) -> None:
+        """Stop when the candidate or the base forfeits (nearly) every counted game.
+
+        Raises:
+            ArenaError: which bot, how many of its games, and why (its forfeits' reasons).
+        """
+        counted = [self.records[GameKey(deal, 0, r)] for deal in range(1, self.test.sample.n + 1)
+                   for r in (CANDIDATE_GAME, BASE_GAME)]
+        if len(counted) < BROKEN_GAMES:
+            return
+        for bot in (self.setup.candidate.name, self.setup.base.name):
+            seats = [s for record in counted for s in record.seats if s.bot == bot]
+            lost = Counter(s.forfeit.value for s in seats if s.forfeit is not None)
+            if seats and sum(lost.values()) >= BROKEN_SHARE * len(seats):
+                why = ", ".join(f"{reason} {n}" for reason, n in lost.most_common())
+                raise ArenaError(f"no verdict: {bot} forfeited {sum(lost.values())} of its "
+                                 f"{len(seats)} games ({why}): a bot that cannot play is "
+                                 "broken, not worse; see its log in "
+                                 f"{self.out / 'logs'}, try `arena check-bot`, then compare "
+                                 "into a new --out")
 
     def _play(self, store: Store, pool: Executor) -> None:
         self._hand_out(store, pool)

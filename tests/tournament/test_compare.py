@@ -205,3 +205,22 @@ def test_another_runs_directory_is_refused_untouched(tmp_path: Path) -> None:
     again = compare(tmp_path, "--candidate", "c=builtin:default", "--base", "b=builtin:random",
                     "--elo1", "100")
     assert again.returncode == 3 and "--resume" in again.stderr
+
+
+CRASHES = ("import sys\nfrom arena.client import run\n"
+           "run(lambda request: sys.exit(1), name='crashes')\n")
+"""Says hello, then exits on its first request: every game a crash."""
+
+
+def test_a_candidate_that_cannot_play_gets_no_verdict_not_h0(tmp_path: Path) -> None:
+    """A CI job must never read a broken bot as "the patch is worse": a candidate that
+    forfeits nearly every game stops the run with exit 3, which names it and why."""
+    bot = tmp_path / "crashes.py"
+    bot.write_text(CRASHES)
+    done = compare(tmp_path / "out", "--candidate", f"v2=python {bot}", "--base",
+                   "v1=builtin:random", "--elo1", "50", "--max-games", "200")
+    assert done.returncode == 3, done.stdout + done.stderr
+    text = " ".join(done.stderr.split())
+    assert "no verdict: v2 forfeited 4 of its 4 games (crashed 4)" in text, text
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "out" / "compare.json").exists()  # no verdict written
