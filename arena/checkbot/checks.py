@@ -8,6 +8,7 @@ from pathlib import Path
 
 from arena.core.game import Json
 from arena.core.record import GameRecord
+from arena.referee.referee import GRACE_MS
 from arena.referee.sandbox import SandboxPolicy
 from arena.referee.spec import TimeControl
 
@@ -109,7 +110,9 @@ class CheckOptions:
     endpoint: str | None = None
     """None: ipc in a private directory; e.g. `tcp://127.0.0.1:0` for JeroMQ bots."""
     cwd: str | None = None
-    grace_ms: int = 3000
+    grace_ms: int = GRACE_MS
+    """How long the bot may take to exit after `shutdown`: a run's referee waits 500 ms (its
+    `GRACE_MS`), then stops it with SIGTERM."""
     workdir: Path | None = None
     """Where the bot's log goes (default: a temporary directory)."""
     sandbox: SandboxPolicy = SandboxPolicy()

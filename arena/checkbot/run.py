@@ -260,7 +260,8 @@ class _Run:
                        end_hint(status))
         else:
             forfeits = sum(s.forfeit is not None for s in seats)
-            self._pass(CheckId.MANY_GAMES, f"{len(self.records)} games in one process"
+            games = len(self.records)
+            self._pass(CheckId.MANY_GAMES, f"{games} game{'s' * (games != 1)} in one process"
                        + (f" ({forfeits} forfeited on faults)" if forfeits else ""))
 
     # -- reproducibility --------------------------------------------------------------------
@@ -312,7 +313,8 @@ class _Run:
         transport.send(peer, encode(Shutdown(reason="done")))
         if not process.wait(self.options.grace_ms / 1000):
             self._fail(CheckId.SHUTDOWN, f"still running {self.options.grace_ms} ms after "
-                                         "shutdown")
+                                         "shutdown (a run's referee waits 500 ms, then "
+                                         "stops it with SIGTERM)")
         elif process.returncode != 0:
             self._fail(CheckId.SHUTDOWN, f"{self._how(process)} after shutdown")
         else:

@@ -19,6 +19,7 @@ from arena.cli.options import (
 )
 from arena.cli.ui import console
 from arena.games import REGISTRY
+from arena.referee.referee import GRACE_MS
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.referee.spec import TimeControl
 from arena.tournament.config import with_python
@@ -38,6 +39,9 @@ WARN_MARK = "[yellow]WARN[/]"
 @rules_option()
 @move_ms_option()
 @startup_ms_option()
+@click.option("--grace-ms", type=click.IntRange(min=1), default=GRACE_MS, show_default=True,
+              help="How long the bot may take to exit after shutdown (a run's referee waits "
+                   "as long, then stops it).")
 @tcp_option()
 @click.option("--cwd", type=click.Path(path_type=Path, file_okay=False, exists=True),
               help="Run the bot in this directory (default: none; sandboxed, the bot then "
@@ -46,7 +50,7 @@ WARN_MARK = "[yellow]WARN[/]"
 @sandbox_option()
 def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int | None,
                       seed: int, rule_pairs: tuple[str, ...], move_ms: int, startup_ms: int,
-                      tcp: bool, cwd: Path | None, sandbox: str) -> None:
+                      grace_ms: int, tcp: bool, cwd: Path | None, sandbox: str) -> None:
     """Check that the bot started by CMD speaks the protocol well enough to compete.
 
     Put `--` before the command: `arena check-bot machiavelli -- node bot.js`. A stdio bot
@@ -68,7 +72,7 @@ def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int 
         game=game, cmd=with_python(cmd), games=games, players=players, seed=seed,
         rules=parse_rules(rule_pairs),
         time=TimeControl(move_ms=move_ms, bank_ms=0, startup_ms=startup_ms),
-        endpoint=endpoint(tcp), cwd=str(cwd) if cwd else None,
+        endpoint=endpoint(tcp), cwd=str(cwd) if cwd else None, grace_ms=grace_ms,
         sandbox=SandboxPolicy(SandboxMode(sandbox)))
     report = check_bot(options)
     _render(report)

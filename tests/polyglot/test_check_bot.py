@@ -31,11 +31,15 @@ SAFE = TimeControl(move_ms=20_000, bank_ms=0, startup_ms=60_000)
 """For every other bot: a limit that no honest answer misses on a machine however busy, so
 that the one failing check is the bot's fault, never the load's."""
 LATE_MODES = ("late", "late-second")
+GRACE = 20_000
+"""How long a bot may take to exit after shutdown, in the checks of bots that do (the one
+that ignores shutdown is given 1 s: it never exits)."""
 
 
 def _report(mode: str, games: int = 2, sandbox: SandboxMode = SandboxMode.AUTO) -> CheckReport:
     return check_bot(CheckOptions("machiavelli", (sys.executable, BROKEN, mode), games=games,
-                                  time=FAST if mode in LATE_MODES else SAFE, grace_ms=1000,
+                                  time=FAST if mode in LATE_MODES else SAFE,
+                                  grace_ms=1000 if mode == "ignores-shutdown" else GRACE,
                                   sandbox=SandboxPolicy(sandbox)))
 
 
@@ -94,7 +98,8 @@ def test_a_forfeit_on_faults_is_not_reported_as_a_dead_process() -> None:
 
 
 def test_cli_names_the_signal_and_gives_the_crash_hint(runner: CliRunner) -> None:
-    result = runner.invoke(main, ["check-bot", "machiavelli", "--games", "2", "--",
+    result = runner.invoke(main, ["check-bot", "machiavelli",
+                                  "--grace-ms", "20000", "--games", "2", "--",
                                   "python", BROKEN, "aborts"])
     assert result.exit_code == 1, result.output
     output = " ".join(result.output.split())
@@ -121,7 +126,8 @@ def test_a_bot_seeded_from_bot_seed_replays_identically() -> None:
 
 
 def test_cli_shows_the_warning_and_exits_0(runner: CliRunner) -> None:
-    result = runner.invoke(main, ["check-bot", "machiavelli", "--games", "2", "--",
+    result = runner.invoke(main, ["check-bot", "machiavelli",
+                                  "--grace-ms", "20000", "--games", "2", "--",
                                   "python", BROKEN, "unseeded"])
     assert result.exit_code == 0, result.output
     output = " ".join(result.output.split())
@@ -161,7 +167,8 @@ def test_bad_options_are_config_errors() -> None:
 
 
 def test_cli_exit_status_and_hint(runner: CliRunner) -> None:
-    good = runner.invoke(main, ["check-bot", "machiavelli", "--games", "2", "--",
+    good = runner.invoke(main, ["check-bot", "machiavelli",
+                                "--grace-ms", "20000", "--games", "2", "--",
                                 sys.executable, BROKEN, "good"])
     assert good.exit_code == 0, good.output
     assert "all checks passed" in good.output
@@ -173,7 +180,7 @@ def test_cli_exit_status_and_hint(runner: CliRunner) -> None:
 
 
 def test_python_sample_bot_passes_without_warning(runner: CliRunner) -> None:
-    result = runner.invoke(main, ["check-bot", "machiavelli", "--", "python",
+    result = runner.invoke(main, ["check-bot", "machiavelli", "--grace-ms", "20000", "--", "python",
                                   str(ROOT / "sample_bots" / "python" / "random_bot.py")])
     assert result.exit_code == 0, result.output
     assert "replays a game identically" in result.output
@@ -235,3 +242,22 @@ def test_a_bot_that_ends_before_hello_is_told_the_error_line_not_the_banner(
     # sandboxed without --cwd, it starts in /tmp: the hint says so
     sandboxed = resolve(SandboxPolicy(sandbox)).bwrap is not None
     assert connects.advice == START_HINT + (NO_CWD_HINT if sandboxed else "")
+
+
+SLOW_EXIT = ("import time\nfrom arena.client import run\n"
+             "run(lambda request: request.options[0], name='slow-exit')\n"
+             "time.sleep(600)  # shutdown came: the loop ended, the process stays\n")
+
+
+def test_the_shutdown_check_waits_as_long_as_a_runs_referee(runner: CliRunner) -> None:
+    """A run's referee gives a bot 500 ms to exit after shutdown, then SIGTERMs it: a bot
+    that exits later passed check-bot (which waited 3 s) and was stopped in every run."""
+    from arena.checkbot.checks import CheckOptions as Options
+    from arena.referee.referee import GRACE_MS
+
+    assert Options("machiavelli", ("x",)).grace_ms == GRACE_MS
+    result = runner.invoke(main, ["check-bot", "machiavelli", "--games", "1", "--",
+                                  sys.executable, "-c", SLOW_EXIT])
+    assert result.exit_code == 1, result.output
+    said = " ".join(result.output.split())
+    assert f"still running {GRACE_MS} ms after" in said and "FAIL" in said, said

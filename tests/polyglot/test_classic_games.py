@@ -39,7 +39,8 @@ def check_bot(argv: tuple[str, ...], players: int, seed: int, rules: dict[str, o
     args = ["check-bot", "machiavelli", "--games", str(GAMES), "--players", str(players),
             "--seed", str(seed),
             *(f for k, v in rules.items() for f in ("-r", f"{k}={json.dumps(v)}")),
-            "--move-ms", "20000", "--startup-ms", "60000", *(["--tcp"] if tcp else []),
+            "--move-ms", "20000", "--startup-ms", "60000",
+            "--grace-ms", "20000", *(["--tcp"] if tcp else []),
             "--", *argv]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, f"{' '.join(args)}\n{result.output}"

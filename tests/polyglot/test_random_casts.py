@@ -72,7 +72,8 @@ def check_bot(argv: tuple[str, ...], run: Run, tcp: bool = False) -> None:
     players, seed = run
     args = ["check-bot", "machiavelli", "--games", str(GAMES), "--players", str(players),
             "--seed", str(seed), *(f for k, v in RULES.items() for f in ("-r", f"{k}={v}")),
-            "--move-ms", "20000", "--startup-ms", "60000", *(["--tcp"] if tcp else []),
+            "--move-ms", "20000", "--startup-ms", "60000",
+            "--grace-ms", "20000", *(["--tcp"] if tcp else []),
             "--", *argv]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, f"{' '.join(args)}\n{result.output}"

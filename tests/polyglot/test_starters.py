@@ -58,7 +58,7 @@ def test_plays_a_game_without_fault(lang: str, game: str, tmp_path: Path) -> Non
 def test_passes_check_bot(lang: str) -> None:
     starter = built(lang)
     report = check_bot(CheckOptions(
-        "machiavelli", starter.argv, games=2, time=TIME,
+        "machiavelli", starter.argv, games=2, time=TIME, grace_ms=20_000,
         endpoint="tcp://127.0.0.1:0" if starter.tcp else None))
     failures = [f"{r.check.value}: {r.detail}" for r in report.results if r.ok is not True]
     assert report.passed, f"{failures}\n{report.log_tail}"

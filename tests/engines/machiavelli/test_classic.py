@@ -289,6 +289,7 @@ def test_python_sample_bots_pass_check_bot_in_classic_games(bot: str, players: i
                                                             rules: list[str]) -> None:
     args = ["check-bot", "machiavelli", "--games", "2", "--players", str(players), "--seed", "5",
             "-r", "edition=classic", *rules, "--move-ms", "20000", "--startup-ms", "60000",
+            "--grace-ms", "20000",
             "--", sys.executable, str(SAMPLES / bot)]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
