@@ -69,6 +69,17 @@ NO_CWD_HINT = ("; sandboxed and without --cwd, it starts in its private /tmp (th
                "command names are found where they are): give --cwd DIR to a bot that opens "
                "files relative to its working directory")
 """Added to `START_HINT` for a sandboxed bot run without a working directory of its own."""
+EXITED_HINT = ("the process exited by itself in the middle of a game: a bot keeps reading "
+               "messages, through every game_over, until `shutdown` arrives")
+"""The hint of "plays several games in one process" for an exit with status 0 mid-game."""
+TWICE_HINT = "send exactly one action per request: this request had been answered already"
+"""The hint of "echoes request ids" when every wrong id was a request answered before."""
+STDOUT_HINT = ("a stdio bot's stdout carries the protocol, one JSON message a line: print "
+               "debugging to stderr")
+"""The hint of "sends only valid actions" for a stdio bot's frame that is not a message."""
+FRAME_HINT = ("send each message as one JSON object in one frame, shaped as PROTOCOL.md §4 "
+              "gives it")
+"""The hint of "sends only valid actions" for a frame that is not a message."""
 QUIT_HINT = ("keep the process running until a `shutdown` message arrives, then exit with "
              "status 0")
 """The hint of "exits on shutdown" for a process that ended before shutdown was sent."""

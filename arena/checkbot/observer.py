@@ -94,8 +94,8 @@ class Observer:
             if self.pending == self.injected_before:
                 self.answered_after_error = True  # it did answer after the error
         again = " (already answered)" if got in self.answered else ""
-        self.wrong_ids.append(f"action id {got}{again} while request {self.pending} was "
-                              "pending")
+        waiting = "no request" if self.pending is None else f"request {self.pending}"
+        self.wrong_ids.append(f"action id {got}{again} while {waiting} was pending")
 
     def take_actions(self) -> list[str]:
         """Return the actions seen since the last call, and forget them."""

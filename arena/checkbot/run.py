@@ -16,10 +16,14 @@ from arena import __version__
 from arena.checkbot.checks import (
     BOT_NAME,
     DIED_HINT,
+    EXITED_HINT,
+    FRAME_HINT,
     INJECT_AT_REQUEST,
     NO_CWD_HINT,
     QUIT_HINT,
     START_HINT,
+    STDOUT_HINT,
+    TWICE_HINT,
     CheckId,
     CheckOptions,
     CheckReport,
@@ -214,14 +218,18 @@ class _Run:
             self._pass(CheckId.IN_TIME, f"slowest answer {observer.slowest_ms:.1f} ms "
                                         f"(limit {self.options.time.move_ms} ms)")
         if observer.wrong_ids:
+            twice = all("(already answered)" in wrong for wrong in observer.wrong_ids)
             self._fail(CheckId.ECHOES_IDS, observer.wrong_ids[0] +
-                       f" ({len(observer.wrong_ids)} wrong id(s))")
+                       f" ({len(observer.wrong_ids)} wrong id(s))", TWICE_HINT if twice else "")
         else:
             self._pass(CheckId.ECHOES_IDS, f"{observer.requests} requests answered by id")
         if invalid:
             first = invalid[0]
+            framing = first.kind in (FaultKind.NOT_JSON, FaultKind.BAD_MESSAGE,
+                                     FaultKind.OVERSIZE)
             self._fail(CheckId.VALID_ACTIONS, f"{first.kind.value} at decision {first.decision}:"
-                                              f" {first.detail} ({len(invalid)} fault(s))")
+                                              f" {first.detail} ({len(invalid)} fault(s))",
+                       (STDOUT_HINT if self.wrapped else FRAME_HINT) if framing else "")
         else:
             self._pass(CheckId.VALID_ACTIONS, f"no fault in {decisions} decisions")
         self._judge_error(observer, process)
@@ -252,7 +260,7 @@ class _Run:
             game, reason = gone[0]
             self.end_reported = status is not None
             self._fail(CheckId.MANY_GAMES, f"game {game + 1}: {reason.value} ({how})",
-                       end_hint(status))
+                       end_hint(status) or EXITED_HINT)  # it ended during that game
         elif len(self.records) < self.options.games:
             self.end_reported = True
             self._fail(CheckId.MANY_GAMES, f"{len(self.records)} of {self.options.games} games "

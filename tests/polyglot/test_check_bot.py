@@ -261,3 +261,20 @@ def test_the_shutdown_check_waits_as_long_as_a_runs_referee(runner: CliRunner) -
     assert result.exit_code == 1, result.output
     said = " ".join(result.output.split())
     assert f"still running {GRACE_MS} ms after" in said and "FAIL" in said, said
+
+
+@pytest.mark.parametrize(("mode", "failing", "hint"), [
+    ("exits-midgame", CheckId.MANY_GAMES, "exited by itself in the middle of a game"),
+    ("twice", CheckId.ECHOES_IDS, "send exactly one action per request"),
+    ("not-json", CheckId.VALID_ACTIONS, "one JSON object in one frame"),
+    ("wrong-id", CheckId.ECHOES_IDS, "copy the request's `id`"),  # the usual hint
+])
+def test_the_hint_names_what_the_bot_did(mode: str, failing: CheckId, hint: str) -> None:
+    """Found by a bot author: an exit with status 0 mid-game was told to keep its loop going
+    after game_over, an action sent twice to copy the request's id (it had), and a line of
+    debugging output to pick one of the options."""
+    report = _report(mode)
+    failed = [r for r in report.results if r.ok is False]
+    assert [r.check for r in failed] == [failing], failed
+    assert hint in failed[0].hint, failed[0].hint
+    assert "None" not in failed[0].detail

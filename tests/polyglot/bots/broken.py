@@ -7,7 +7,9 @@ seeded-once (one generator seeded once per process, not per game), seeded (a gen
 from bot_seed at every game_start), good (always the first option), late (answers its fifth
 request well after the deadline, once), late-second (the same with its second request, the
 one that follows check-bot's injected error), aborts (killed by SIGABRT at its fifth request, as
-by a failed C++ assertion), illegal (every action is one the rules refuse).
+by a failed C++ assertion), illegal (every action is one the rules refuse), exits-midgame
+(exits with status 0 at its fifth request), twice (sends its fifth action twice), not-json
+(its fifth answer is a debugging line, not JSON).
 """
 
 from __future__ import annotations
@@ -51,7 +53,13 @@ def main(mode: str) -> int:
                 os.abort()
             elif mode == "illegal":
                 pick = {"type": "no_such_action"}
+            elif (requests, mode) == (FIFTH, "exits-midgame"):
+                return 0
+            elif (requests, mode) == (FIFTH, "not-json"):
+                socket.send(b"DEBUG: thinking about request 5")
             socket.send_json({"type": "action", "id": answer, "action": pick})
+            if (requests, mode) == (FIFTH, "twice"):
+                socket.send_json({"type": "action", "id": answer, "action": pick})
         elif kind == "error" and mode == "dies-on-error":
             return 3
         elif kind == "game_over" and mode == "one-game":
