@@ -203,7 +203,7 @@ class _Lines:
         total = f"/{state.total}" if state.total else ""
         label = Path(record.replay).stem if record.replay else "game"
         click.echo(f"[{state.done}{total}] {label}: {order} | faults {state.faults}, "
-                   f"timeouts {state.timeouts}, forfeits {state.crashes}")
+                   f"timeouts {state.timeouts}, forfeits {state.forfeits}")
 
 
 @ladder.command(short_help="Print the ladder's table.")
@@ -234,7 +234,7 @@ def _print_standings(directory: Path, fmt: str, all_versions: bool,
         click.echo(_csv([r.to_json() for r in rows], COLUMNS), nl=False)
     else:
         text = [_cells(r) for r in rows[:limit]]
-        header = ["#", "bot", "rating ±95%", "games", "win%", "place", "F/T/C", "last game",
+        header = ["#", "bot", "rating ±95%", "games", "win%", "place", "F/T/X", "last game",
                   "trend"]
         if fmt == "md":
             click.echo(markdown([header, *text], [h not in ("bot", "last game")
@@ -243,7 +243,7 @@ def _print_standings(directory: Path, fmt: str, all_versions: bool,
         out = fitted_table(f"{directory}: {table.games} games, {table.runs} run(s)",
                            [(h, "left" if h in ("bot", "last game") else "right")
                             for h in header],
-                           caption="bot@version; place: mean placing; F/T/C: faults, "
+                           caption="bot@version; place: mean placing; F/T/X: faults, "
                                    "timeouts, forfeits; trend: since the previous run")
         for cells in text:
             out.add_row(*cells)

@@ -275,7 +275,7 @@ class _LiveView:
         s = self.state
         running = ", ".join(str(k) for k in s.running.values()) or "-"
         info = (f"running: {running}\nfaults: {s.faults}  timeouts: {s.timeouts}  "
-                f"crashes/forfeits: {s.crashes}  bot processes: {s.bots_alive}"
+                f"forfeits: {s.forfeits}  bot processes: {s.bots_alive}"
                 + (f"  bot bundles sent: {len(s.bundles)}" if s.bundles else "")
                 + (f"  (resumed with {s.resumed} games stored)" if s.resumed else ""))
         parts: list[object] = [self.bar, info]
@@ -319,7 +319,7 @@ def progress_line(state: RunProgress) -> str:
     played = state.done - state.resumed
     eta = elapsed / played * (state.total - state.done) if played else 0.0
     return (f"[{state.done}/{state.total}] {label}: {order} | faults {state.faults}, "
-            f"timeouts {state.timeouts}, forfeits {state.crashes} | bot processes "
+            f"timeouts {state.timeouts}, forfeits {state.forfeits} | bot processes "
             f"{state.bots_alive} | {_clock(elapsed)} "
             f"elapsed, ETA {_clock(eta)}")
 
@@ -330,7 +330,7 @@ def _clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-STANDINGS_CAPTION = ("place: mean placing; F/T/C: faults, timeouts, forfeits\n"
+STANDINGS_CAPTION = ("place: mean placing; F/T/X: faults, timeouts, forfeits\n"
                      "LOS: likelihood of superiority over the next row")
 """Two lines: wrapped to the table's width as one, the LOS note broke after "LOS:"."""
 

@@ -21,7 +21,7 @@ from arena.tournament.store import Store, StoredGame
 
 CSV_COLUMNS = ("rank", "bot", "games", "points", "score", "byes", "buchholz", "sb", "elo",
                "fit_elo", "interval", "los_next", "win_rate", "mean_placing", "faults",
-               "timeouts", "crashes")
+               "timeouts", "forfeits")
 
 
 def results_json(settings: Mapping[str, Json], table: Standings,
@@ -136,7 +136,7 @@ def markdown(rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
 def standings_rows(table: Standings) -> list[list[str]]:
     """The table as text rows (header first), as `arena standings` prints it."""
     # win% stays in the CSV and JSON: the LOS column took its place within 80 columns
-    out = [["#", "bot", "games", "points", "Elo ±95%", "LOS", "place", "F/T/C"]]
+    out = [["#", "bot", "games", "points", "Elo ±95%", "LOS", "place", "F/T/X"]]
     for row in table.rows:
         if row.fit_elo is not None and row.interval is not None:
             elo = f"{row.fit_elo:.0f} ± {row.interval:.0f}"
@@ -145,5 +145,5 @@ def standings_rows(table: Standings) -> list[list[str]]:
         out.append([str(row.rank), row.bot, str(row.games), f"{row.points:g}", elo,
                     f"{row.los_next:.0%}" if row.los_next is not None else "-",
                     f"{row.mean_placing:.2f}" if row.mean_placing is not None else "-",
-                    f"{row.faults}/{row.timeouts}/{row.crashes}"])
+                    f"{row.faults}/{row.timeouts}/{row.forfeits}"])
     return out

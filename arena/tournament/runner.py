@@ -80,7 +80,7 @@ class Progress:
     running: dict[int, GameKey] = field(default_factory=dict)
     faults: int = 0
     timeouts: int = 0
-    crashes: int = 0
+    forfeits: int = 0
     started: float = field(default_factory=time.monotonic)
     last: GameRecord | None = None
     bots: dict[int, int] = field(default_factory=dict)
@@ -322,7 +322,7 @@ class Runner:
         for seat in record.seats:
             self.progress.faults += seat.faults
             self.progress.timeouts += seat.timeouts
-            self.progress.crashes += 1 if seat.forfeit is not None else 0
+            self.progress.forfeits += 1 if seat.forfeit is not None else 0
 
 
 def _default_referee(config: TournamentConfig, out: Path) -> RefereeFactory:

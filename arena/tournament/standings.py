@@ -83,7 +83,7 @@ class Row:
     last row, no fit, or the two were never linked by games)."""
     faults: int = 0
     timeouts: int = 0
-    crashes: int = 0
+    forfeits: int = 0
     opponents: list[str] = field(default_factory=list)
     results: list[tuple[str, float]] = field(default_factory=list)
     """(opponent, pairwise result) for every opponent of every game."""
@@ -111,7 +111,7 @@ class Row:
             "los_next": None if self.los_next is None else round(self.los_next, 4),
             "win_rate": None if self.win_rate is None else round(self.win_rate, 4),
             "mean_placing": None if self.mean_placing is None else round(self.mean_placing, 4),
-            "faults": self.faults, "timeouts": self.timeouts, "crashes": self.crashes,
+            "faults": self.faults, "timeouts": self.timeouts, "forfeits": self.forfeits,
         }
 
 
@@ -244,7 +244,7 @@ def _add_game(rows: dict[str, Row], stored: StoredGame, rule: PointsRule,
         row.wins += 1 / winners if seat.placing == 1 else 0.0
         row.faults += seat.faults
         row.timeouts += seat.timeouts
-        row.crashes += 1 if seat.forfeit is not None else 0
+        row.forfeits += 1 if seat.forfeit is not None else 0
         row.opponents.extend(s.bot for s in seats if s.bot != seat.bot)
         row.results.extend((s.bot, 1.0 if seat.placing < s.placing else
                             0.5 if seat.placing == s.placing else 0.0)

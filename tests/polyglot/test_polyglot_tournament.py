@@ -34,4 +34,4 @@ def test_polyglot_tournament_completes_with_every_bot_playing(runner: CliRunner,
         assert {seat["bot"] for seat in game["seats"]} == EXPECTED
     for row in results["standings"]:
         assert row["games"] == 2, row
-        assert (row["faults"], row["timeouts"], row["crashes"]) == (0, 0, 0), row
+        assert (row["faults"], row["timeouts"], row["forfeits"]) == (0, 0, 0), row

@@ -70,7 +70,7 @@ def test_a_piped_run_prints_a_line_per_game_then_whole_names(
 def test_a_name_too_long_for_80_columns_wraps_instead_of_being_cut() -> None:
     name = "a-bot-name-far-too-long-to-fit-in-any-column-of-an-80-column-table"
     row = Row(name, rank=1, games=120, points=212.5, fit_elo=1523.2, interval=123.4,
-              placing_sum=300, wins=40, faults=12, timeouts=3, crashes=1)
+              placing_sum=300, wins=40, faults=12, timeouts=3, forfeits=1)
     out = Console(file=io.StringIO(), width=80)
     out.print(render_table(Standings((row,), None, 120), "t"))
     text = out.file.getvalue()  # type: ignore[attr-defined]

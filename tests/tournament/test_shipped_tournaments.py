@@ -34,6 +34,6 @@ def test_a_shipped_tournament_runs_to_the_end(runner: CliRunner, tmp_path: Path,
     standings = results["standings"]
     assert isinstance(standings, list)
     for row in standings:
-        assert (row["faults"], row["timeouts"], row["crashes"]) == (0, 0, 0), row
+        assert (row["faults"], row["timeouts"], row["forfeits"]) == (0, 0, 0), row
     # the strong sample bot clearly beats the random ones
     assert str(standings[0]["bot"]).startswith(winner), standings[0]

@@ -191,7 +191,7 @@ def test_standings_are_derived_in_schedule_order() -> None:
     assert [r.bot for r in totals.rows] == ["c", "a", "d", "b"]
     assert rows["a"].points == 2 and rows["b"].points == 0.5 and rows["d"].points == 0.5
     assert rows["a"].buchholz == rows["b"].points + rows["c"].points
-    assert rows["d"].crashes == 1 and rows["d"].faults == 3 and rows["d"].timeouts == 2
+    assert rows["d"].forfeits == 1 and rows["d"].faults == 3 and rows["d"].timeouts == 2
     assert rows["a"].win_rate == 1 and rows["b"].mean_placing == 1.5
     assert rows["a"].fit_elo is not None and rows["a"].fit_elo > rows["d"].fit_elo  # type: ignore[operator]
 

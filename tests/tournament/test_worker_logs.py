@@ -55,7 +55,7 @@ def run_field(tmp_path: Path, *level: str, where: tuple[str, ...] = ("-j", "2")
 def forfeits(out: Path) -> int:
     with (out / "standings.csv").open() as f:
         row = next(r for r in csv.DictReader(f) if r["bot"] == "broken")
-    return int(row["crashes"])
+    return int(row["forfeits"])
 
 
 def test_a_bot_that_never_starts_is_named_a_few_times_not_once_a_game(
