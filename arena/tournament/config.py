@@ -252,7 +252,11 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None,
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
-        problems.add(line, f"not valid YAML: {getattr(exc, 'problem', None) or exc}")
+        problem = str(getattr(exc, "problem", None) or exc)
+        hint = " (often a line indented unlike the lines around it)" if any(
+            words in problem for words in ("expected <block end>", "mapping values are not "
+                                           "allowed", "could not find expected ':'")) else ""
+        problems.add(line, f"not valid YAML: {problem}{hint}")
         problems.raise_if_any()
         raise AssertionError("unreachable") from exc
     for line, key in duplicates:
@@ -294,7 +298,7 @@ class _Builder:
         game, table, rules = self._game(len(bots))
         challengers = self._challengers(fmt, [b.name for b in bots])
         self._check_size(count_games(fmt, len(bots), table, rounds, gpp, len(challengers)))
-        points = self._points()
+        points = self._points(table.size)
         bye = self._number("bye_points")
         time, faults = self._time(), self._faults()
         concurrency = self._int("concurrency", None, minimum=1, maximum=MAX_CONCURRENCY)
@@ -430,7 +434,7 @@ class _Builder:
         return FaultPolicy(self._int("max_faults", FaultPolicy().max_faults, 1, section)
                            or FaultPolicy().max_faults)
 
-    def _points(self) -> tuple[float, ...] | None:
+    def _points(self, seats: int) -> tuple[float, ...] | None:
         value = self.doc.get("points")
         if value is None:
             return None
@@ -443,6 +447,9 @@ class _Builder:
             return None
         if any(a < b for a, b in zip(value, value[1:], strict=False)):
             self.p.add(self.doc.line_of("points"), "'points' must not increase with placing")
+        if len(value) < seats:
+            self.p.add(self.doc.line_of("points"), f"'points' gives {len(value)} place(s); "
+                       f"tables of {seats} need {seats} (write 0 for those that score nothing)")
         return tuple(float(v) for v in value)
 
     # game and bots --------------------------------------------------------------------
@@ -503,7 +510,9 @@ class _Builder:
             self.p.add(line, f"'players_per_game' {value!r}: this game seats {low} to {high}")
             return TableSize(low, low)
         if bot_count and bot_count < smallest:
-            self.p.add(line, f"{bot_count} bot(s) cannot fill a table of {smallest}")
+            self.p.add(line, f"{bot_count} bot(s) cannot fill a table: 'players_per_game' "
+                       f"{value!r} needs at least {smallest}"
+                       + (" (a table may be a seat short)" if smallest < size else ""))
         return TableSize(size, smallest)
 
     def _bots(self) -> tuple[list[BotSpec], dict[str, int]]:
@@ -535,8 +544,9 @@ class _Builder:
         name, cmd = item.get("name"), item.get("cmd")
         ok = True
         if not isinstance(name, str) or not _NAME.match(name):
-            self.p.add(item.line_of("name"), f"bot name {name!r} must be letters, digits, "
-                       "'_', '.', '+' or '-' (no spaces)")
+            self.p.add(item.line_of("name"), f"bot name {name!r} must be ASCII letters, "
+                       "digits, '_', '.', '+' or '-', beginning with a letter or digit (it "
+                       "names files and command-line arguments)")
             ok = False
         argv = _argv(cmd)
         if argv is None:
