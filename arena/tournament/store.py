@@ -256,6 +256,21 @@ class Store:
                     waiting()
                 fcntl.flock(workers, fcntl.LOCK_EX)  # a worker ends after its one game
 
+    @staticmethod
+    def in_use(directory: Path) -> bool:
+        """Whether a run holds the lock of the run in `directory` now (it is still going)."""
+        try:
+            handle = open(directory / Path(DB_NAME).with_suffix(".lock"))  # noqa: SIM115
+        except OSError:  # none: no run ever took it here
+            return False
+        with handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return True
+            fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
+
     def hold_as_worker(self) -> None:
         """Say, until this process exits or closes the store, that it may commit games (a
         shared lock on DIR/results.workers, which `lock` waits for)."""

@@ -240,3 +240,23 @@ def test_a_run_begun_under_older_rules_is_verified_without_its_results_files(
     assert result.exit_code == 0, result.output
     assert f"{GAMES} games verified" in result.stdout
     assert "begun under older tournament rules (1; this arena follows" in result.stderr
+
+
+def test_a_run_still_going_verifies_its_stored_games_only(runner: CliRunner, run: Path) -> None:
+    """Found by an organiser: verify during a run named the replay of the game in play as
+    planted, and failed. While a run holds the lock, what is stored is verified, and what
+    is still being written is left alone."""
+    import fcntl
+
+    from arena.tournament.store import Store
+
+    shutil.copy(run / "replays" / f"{first_key(run)}.jsonl", run / "replays" / "r9-t0-g0.jsonl")
+    with open(run / "results.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as a run in progress holds it
+        assert Store.in_use(run)
+        going = verify(runner, run)
+    assert going.exit_code == 0, going.output
+    assert "the run is still going" in " ".join(going.stderr.split())
+    assert not Store.in_use(run)
+    [line] = failed_with(verify(runner, run), run, 1)  # ended: the planted file is named
+    assert line.startswith("replays/r9-t0-g0.jsonl")
