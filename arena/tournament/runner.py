@@ -30,13 +30,14 @@ from arena.referee.spec import LOOPBACK_TCP, BotSpec, FaultPolicy, TimeControl
 from arena.tournament import changes
 from arena.tournament.config import TournamentConfig, preflight
 from arena.tournament.executor import Executor, open_executor
+from arena.tournament.filediff import summary
 from arena.tournament.formats import schedule_for
 from arena.tournament.outputs import write_outputs
 from arena.tournament.pairing import History, RoundPlan
 from arena.tournament.secret import ensure_salt, game_seed, read_salt
 from arena.tournament.settings import RULES, Settings
 from arena.tournament.standings import Standings, ranking
-from arena.tournament.store import DB_NAME, PUBLIC, GameKey, Store, StoredGame
+from arena.tournament.store import DB_NAME, PUBLIC, SCORED, GameKey, OtherRun, Store, StoredGame
 from arena.tournament.workers import DiskFull, disk_full
 
 log = logging.getLogger(__name__)
@@ -205,11 +206,21 @@ class Runner:
         # a bot that entered late is in the file, not in the run's fingerprint; the workers
         # open the database with the config's fingerprint
         self.config = replace(self.config, fingerprint=self._fingerprint())
-        store = Store.open(self.out, self.config.fingerprint, self.config.name, create=True,
-                           existing=self.resume)
+        try:
+            store = Store.open(self.out, self.config.fingerprint, self.config.name,
+                               create=True, existing=self.resume)
+        except OtherRun as exc:
+            changed = summary(exc.scored, self.config.scored or {}) if exc.scored else ""
+            if not changed:
+                raise
+            raise StoreError(f"{exc}. What this file changes: {changed} (a run continues "
+                             "only with the file it began with; a Swiss changes who plays "
+                             "with --withdraw and --enter)") from None
         try:
             store.lock(waiting=orphans_waited)
             held = len(store.keys())
+            if store.meta(SCORED) is None and self.config.scored is not None:
+                store.set_meta(SCORED, dict(self.config.scored))
             if held and not self.resume:
                 raise StoreError(f"{self.out} already holds {held} game(s) of this "
                                  "tournament: add --resume to continue it, or pick another --out")

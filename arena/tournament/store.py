@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from arena.core.errors import StoreError
 from arena.core.game import Json
@@ -46,6 +46,18 @@ CREATE TABLE IF NOT EXISTS seats (
     PRIMARY KEY (round, tbl, repeat, seat));
 """
 DB_NAME = "results.sqlite"
+SCORED = "scored"
+"""The meta key of the fingerprinted keys of the file a run was begun with: what --resume
+with an edited file names as changed."""
+
+
+class OtherRun(StoreError):
+    """The directory holds the run of another tournament file."""
+
+    def __init__(self, message: str, scored: dict[str, Any] | None) -> None:
+        super().__init__(message)
+        self.scored = scored
+        """The other file's fingerprinted keys, where the run kept them."""
 TABLES = frozenset({"meta", "rounds", "games", "seats"})
 """The tables SCHEMA makes: a database without one of them is damaged, not new."""
 _KEPT = "its games were left as they are: move it aside or pick another --out"
@@ -152,10 +164,10 @@ class Store:
                              f"{', '.join(sorted(TABLES - tables))} are gone; {_KEPT}")
         stored = self.meta("fingerprint")
         if fingerprint is not None and stored != fingerprint:
-            raise StoreError(
+            raise OtherRun(
                 f"{self.path} holds the results of another tournament file (tournament "
                 f"{self.meta('name')!r}, fingerprint {stored}; this file has {fingerprint}): "
-                "its games were left untouched; use another --out")
+                "its games were left untouched; use another --out", self._scored())
         self._check_schema(migrate=create)
 
     def _create(self, fingerprint: str | None, name: str) -> None:
@@ -214,6 +226,14 @@ class Store:
     def seeds(self) -> str:
         """How this run's game seeds derive: `SALTED` or `PUBLIC` (before salts)."""
         return self.meta("seeds") or PUBLIC
+
+    def _scored(self) -> dict[str, Any] | None:
+        """The fingerprinted keys of the file the run was begun with (`SCORED`), if kept."""
+        try:
+            found = json.loads(self.meta(SCORED) or "null")
+        except ValueError:
+            return None
+        return found if isinstance(found, dict) else None
 
     def meta(self, key: str) -> str | None:
         """Return a meta value."""

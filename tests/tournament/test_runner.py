@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -386,3 +387,33 @@ def test_a_stored_game_no_round_pairs_is_refused_not_counted(tmp_path: Path) -> 
         run(cfg, tmp_path, resume=True)
     with closing(sqlite3.connect(tmp_path / "results.sqlite")) as db:
         assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == held
+
+
+def test_resume_with_an_edited_file_names_what_it_changed(tmp_path: Path) -> None:
+    """Found by an organiser who fixed a member's bot mid-evening: two fingerprints told him
+    only that the file differed, not where."""
+    cfg = config()
+    run(cfg, tmp_path)
+    edited = config(extra="games_per_pairing: 2\n")
+    edited = replace(edited, scored={**(edited.scored or {}), "bots": [
+        {**b, "env": {"STRENGTH": "9"}} if b["name"] == "bot2" else b
+        for b in (edited.scored or {})["bots"]] + [{"name": "zed", "cmd": "builtin:random"}]})
+    edited = replace(edited, fingerprint="0" * 16)
+    with pytest.raises(StoreError) as caught:
+        run(edited, tmp_path, resume=True)
+    text = str(caught.value)
+    assert "another tournament file" in text and "\n" not in text
+    assert "What this file changes: bot zed: added; bot bot2: env.STRENGTH: \"3\" -> \"9\"; " \
+           "games_per_pairing: (none) -> 2" in text, text
+
+
+def test_the_differences_of_two_files() -> None:
+    from arena.tournament.filediff import differences, summary
+
+    before = {"time": {"move_ms": 200}, "bots": [{"name": "a", "cmd": "x"}, {"name": "b"}]}
+    now = {"time": {"move_ms": 300}, "bots": [{"name": "a", "cmd": "y"}], "seed": 3}
+    assert differences(before, now) == [
+        "bot b: removed", 'bot a: cmd: "x" -> "y"', "seed: (none) -> 3", "time.move_ms: 200 -> 300"]
+    assert differences(before, before) == []
+    many = {"k": {f"x{i}": i for i in range(8)}}
+    assert summary({"k": {}}, many).endswith("k.x4: (none) -> 4 and 3 more")
