@@ -356,17 +356,23 @@ class _Match:
         self.faults.append(fault)
         seat.faults += 1
         seat.timeouts += kind is FaultKind.TIMEOUT
-        log.warning("%s (seat %d) fault at decision %d: %s: %s", seat.player.name, seat.seat,
-                    self.n, kind.value, detail)
+        log.warning("%s (seat %d%s) fault at decision %d%s: %s: %s", seat.player.name,
+                    seat.seat, self._in_game(), self.n,
+                    "" if request is None else f" (request {request})", kind.value, detail)
         self._error(seat, ErrorCode(kind.value), detail, request)
         if seat.faults >= self.policy.max_faults:
             self._forfeit(seat, ForfeitReason.MAX_FAULTS, notify=True)
 
+    def _in_game(self) -> str:
+        """`, game r1-t0-g0` for a log line (after the seat; "" for a game without a label):
+        with several workers, which game a warning came from."""
+        return f", game {self.label}" if self.label else ""
+
     def _forfeit(self, seat: _Seat, reason: ForfeitReason, notify: bool, why: str = "") -> None:
         seat.forfeit, seat.forfeit_at = reason, self.n
         self.forfeits[str(seat.seat)] = f"{reason.value}: {why}" if why else reason.value
-        log.warning("%s (seat %d) forfeits: %s%s", seat.player.name, seat.seat, reason.value,
-                    f" ({why})" if why else "")
+        log.warning("%s (seat %d%s) forfeits: %s%s", seat.player.name, seat.seat,
+                    self._in_game(), reason.value, f" ({why})" if why else "")
         if notify:
             self._error(seat, ErrorCode.FORFEIT, f"forfeit ({reason.value}); the autopilot "
                         "plays this seat until game_over", None)

@@ -57,3 +57,17 @@ def test_a_crash_mid_game_gives_its_status(tmp_path: Path) -> None:
     assert forfeits[0]["reason"] == "crashed" and forfeits[0]["detail"] == "exited with status 7"
     assert "game game starts (seats: bad, other), replay game.jsonl" in \
         (tmp_path / "logs" / "bad.log").read_text()
+
+
+def test_a_fault_and_a_forfeit_name_their_game_and_request(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Found by an organiser (with two workers, which game did a warning come from?) and a
+    bot author (his log has request ids, the warning had decision numbers only)."""
+    caplog.set_level(logging.WARNING, "arena.referee")
+    play((sys.executable, MISBEHAVE, "illegal"), tmp_path)
+    faults = [r.getMessage() for r in caplog.records if "fault at decision" in r.getMessage()]
+    assert faults and all(m.startswith("bad (seat 0, game game) fault at decision ")
+                          for m in faults), faults
+    assert all(" (request " in m for m in faults), faults
+    forfeits = [r.getMessage() for r in caplog.records if "forfeits:" in r.getMessage()]
+    assert forfeits and forfeits[0].startswith("bad (seat 0, game game) forfeits: max_faults")
