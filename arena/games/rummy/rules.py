@@ -163,7 +163,8 @@ class RummyGame:
         for m, meld in enumerate(play.table):
             problem = _meld_problem(tuple(meld), max_jokers)
             if problem is not None:
-                raise IllegalAction(f"meld {m} [{' '.join(meld)}]: {problem}")
+                # counted as the action's JSON path counts (action.table[0] is the first)
+                raise IllegalAction(f"action.table[{m}] [{' '.join(meld)}]: {problem}")
         old = Counter(state.table_cards())
         new = Counter(code for meld in play.table for code in meld)
         for code in sorted_cards((old - new).keys()):

@@ -34,7 +34,7 @@ def test_play_that_rebuilds_the_table() -> None:
 
 BAD_PLAYS = [
     ("invalid-meld", [["7H", "8H", "9H"], ["QS", "QD", "QC"], ["KD", "7S", "7D"]],
-     "meld 2 [KD 7S 7D]: not a group"),
+     "action.table[2] [KD 7S 7D]: not a group"),
     ("table-card-taken", [["8H", "9H", "10H"], ["7H", "7S", "7D"]],
      "table card QS left the table"),
     ("card-not-in-hand", [["7H", "8H", "9H", "10H", "JH"], ["QS", "QD", "QC"]],
@@ -44,7 +44,7 @@ BAD_PLAYS = [
      "card 10H does not add up: the new table has 2"),
     ("nothing-added", [["QS", "QD", "QC"], ["9H", "8H", "7H"]], "adds no card"),
     ("too-short", [["7H", "8H"], ["9H", "10H", "JH"], ["QS", "QD", "QC"]],
-     "meld 0 [7H 8H]: a meld needs at least 3 cards"),
+     "action.table[0] [7H 8H]: a meld needs at least 3 cards"),
 ]
 
 
