@@ -76,6 +76,11 @@ def apply(config: TournamentConfig, store: Store, withdraw: Sequence[str],
     if before is not None:  # the rules it was begun under stay until it finishes
         settings = replace(settings, withdrawn=before.withdrawn, entered=before.entered,
                            rules=before.rules)
+        missing = [c for c in before.entered if c.bot not in settings.bots]
+        if missing:  # else the pairing of the rounds it played in would read as forged
+            raise ArenaError(f"bot {missing[0].bot} entered this run after round "
+                             f"{missing[0].after_round} (--enter) but is not in {config.source}: "
+                             "resume with the file that has it")
     if not withdraw and not enter:
         return settings
     played = set(before.bots) if before is not None else set()

@@ -109,6 +109,10 @@ def test_a_bot_enters_a_swiss_between_rounds(tmp_path: Path) -> None:
     resume(bigger, tmp_path)  # the recorded entry keeps the file accepted
     with pytest.raises(ArenaError, match="in the run already"):
         resume(bigger, tmp_path, enter=("bot7",))
+    # the file without the newcomer (found by an organiser): said so, not a forged pairing
+    with pytest.raises(ArenaError, match=r"bot bot7 entered this run after round 2 \(--enter\) "
+                                         r"but is not in t.yaml: resume with the file"):
+        resume(cfg, tmp_path)
 
 
 def test_late_entry_is_for_a_swiss_only(tmp_path: Path) -> None:
