@@ -6,7 +6,9 @@ import json
 import shlex
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -26,6 +28,7 @@ from arena.games import REGISTRY
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
 from arena.referee.replay import Step, read_replay
 from arena.referee.review import check_replay, engine_for, seat_view
+from arena.referee.roster import printable
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.tournament.config import SEED_LIMIT, with_python
 
@@ -41,6 +44,15 @@ def parse_bot(text: str) -> BotSpec:
     except ValueError as exc:
         raise click.BadParameter(f"{text!r}: {exc}", param_hint="--bot") from None
     return BotSpec(name.strip(), with_python(argv))
+
+
+def _seats_line(header: Mapping[str, Any]) -> str:
+    """`machiavelli@1, seed 7: seat 0 alice, seat 1 bob`: who sat where, before the steps."""
+    bots = header.get("bots")
+    seats = ", ".join(f"seat {b.get('seat')} {printable(str(b.get('name')))}"
+                      + (f"@{printable(str(b['version']))}" if b.get("version") else "")
+                      for b in bots if isinstance(b, dict)) if isinstance(bots, list) else ""
+    return f"{header.get('game')}, seed {header.get('seed')}: {seats or 'seats unknown'}"
 
 
 def _show_step(step: Step) -> None:
@@ -156,6 +168,8 @@ def replay(file: Path, seat: int | None, check: bool, as_json: bool) -> None:
         console.print(f"{file}: {len(recorded.steps)} decisions re-simulated, no mismatch",
                       highlight=False)
         return
+    if not as_json:
+        console.print(_seats_line(recorded.header), highlight=False, markup=False)
     for view in seat_view(recorded, game, seat):
         if as_json:
             click.echo(json.dumps(view))

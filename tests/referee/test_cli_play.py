@@ -42,6 +42,11 @@ def test_play_four_sample_bots_then_replay_and_check(runner: CliRunner, tmp_path
     assert all(("observation" in v) == (v["seat"] == 1) for v in views)
     assert all(v["observation"]["seat"] == 1 for v in views if "observation" in v)
 
+    # the steps' seats are named first (found by an organiser reading a replay)
+    shown = runner.invoke(main, ["replay", str(replay)]).output
+    assert " ".join(shown.split()).startswith(
+        "machiavelli@1, seed 5: seat 0 a@1.0, seat 1 b@1.0, seat 2 c@1.0, seat 3 d")
+
 
 def test_replay_check_reports_a_tampered_game(runner: CliRunner, tmp_path: Path) -> None:
     replay = tmp_path / "game.jsonl"
