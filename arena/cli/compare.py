@@ -114,7 +114,8 @@ def _opponent(text: str) -> BotSpec:
 @click.option("--beta", type=float, default=0.05, show_default=True,
               help="The chance of accepting H0 when H1 holds.")
 @click.option("--max-games", type=click.IntRange(2, 10_000_000), default=DEFAULT_MAX_GAMES,
-              show_default=True, help="Stop here, inconclusive (two games a deal).")
+              show_default=True, help="Stop here, inconclusive (two games a deal: an odd "
+                                      "number is rounded down).")
 @click.option("--concurrency", "-j", type=click.IntRange(1, MAX_CONCURRENCY), default=None,
               help="Worker processes (default: one per core).")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
@@ -235,11 +236,11 @@ class _ProgressLines:
 
 def progress_line(status: Status, hypotheses: Hypotheses) -> str:
     """Return one line: games counted, LLR with its bounds, Elo ± 95%, LOS."""
-    half = "inf" if math.isinf(status.elo_95) else f"{status.elo_95:.1f}"
+    elo = "Elo not yet estimated" if math.isinf(status.elo_95) else \
+        f"Elo {status.elo:+.1f} ± {status.elo_95:.1f}"  # one deal gives no interval
     return (f"games {2 * status.deals:>6} | LLR {status.llr:6.2f} "
             f"({status.lower:.2f}, {status.upper:.2f}) [{hypotheses.elo0:g}, "
-            f"{hypotheses.elo1:g}] | Elo {status.elo:+.1f} ± {half} | "
-            f"LOS {100 * status.los:5.1f}%")
+            f"{hypotheses.elo1:g}] | {elo} | LOS {100 * status.los:5.1f}%")
 
 
 def verdict_lines(setup: CompareSetup, verdict: Verdict, status: Status) -> list[str]:
@@ -253,6 +254,7 @@ def verdict_lines(setup: CompareSetup, verdict: Verdict, status: Status) -> list
                                    "bound reached (raise --max-games, or widen the bounds)"}
     lines = [f"verdict: {words[verdict]}"]
     if status.variance_reduction is not None:
-        lines.append(f"duplicate deals: about {status.variance_reduction:.1f} times fewer games "
-                     "than a fresh deal for every game would need for the same precision")
+        lines.append(f"duplicate deals: a fresh deal for every game would have needed about "
+                     f"{status.variance_reduction:.1f} times as many games for the same "
+                     "precision")
     return lines

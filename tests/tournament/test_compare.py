@@ -224,3 +224,14 @@ def test_a_candidate_that_cannot_play_gets_no_verdict_not_h0(tmp_path: Path) -> 
     assert "no verdict: v2 forfeited 4 of its 4 games (crashed 4)" in text, text
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out" / "compare.json").exists()  # no verdict written
+
+
+def test_the_first_progress_line_says_the_elo_is_not_yet_estimated() -> None:
+    """'Elo +0.0 ± inf' read as a result (found by a bot author)."""
+    from arena.cli.compare import progress_line
+    from arena.tournament.sprt import Hypotheses, Sequential
+
+    setup = four_seats()
+    status = Sequential(Hypotheses(), setup.pairing).status()
+    line = progress_line(status, Hypotheses())
+    assert "Elo not yet estimated" in line and "inf" not in line
