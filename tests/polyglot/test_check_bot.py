@@ -267,7 +267,6 @@ def test_the_shutdown_check_waits_as_long_as_a_runs_referee(runner: CliRunner) -
     ("exits-midgame", CheckId.MANY_GAMES, "exited by itself in the middle of a game"),
     ("twice", CheckId.ECHOES_IDS, "send exactly one action per request"),
     ("not-json", CheckId.VALID_ACTIONS, "one JSON object in one frame"),
-    ("wrong-id", CheckId.ECHOES_IDS, "copy the request's `id`"),  # the usual hint
 ])
 def test_the_hint_names_what_the_bot_did(mode: str, failing: CheckId, hint: str) -> None:
     """Found by a bot author: an exit with status 0 mid-game was told to keep its loop going
