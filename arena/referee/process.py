@@ -22,7 +22,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -36,6 +36,37 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
 _LIVE: set[BotProcess] = set()
+_FORKING = [0]
+"""Bot processes being started now (fork to exec): see `exit_when_safe`."""
+_EXIT_DUE: list[int] = []
+"""The status `exit_when_safe` put off until the start in progress ends."""
+
+
+def exit_when_safe(status: int) -> None:
+    """Exit (SystemExit(status)) now, or, while a bot process is being started, as soon as
+    the start ends. For a signal handler: Python runs it between any two bytecodes, and
+    in the fork's after-fork hooks (logging's, for one) the SystemExit it raised was
+    printed as "Exception ignored" and lost, so the worker went on (a run stopped on an
+    error, its workers SIGTERMed while one started a bot)."""
+    if _FORKING[0]:
+        _EXIT_DUE.append(status)
+        return
+    raise SystemExit(status)
+
+
+@contextlib.contextmanager
+def _forking() -> Iterator[None]:
+    _FORKING[0] += 1
+    try:
+        yield
+    finally:
+        _FORKING[0] -= 1
+
+
+def _exit_if_due() -> None:
+    """The exit `exit_when_safe` put off, once the new process is ours to stop."""
+    if _EXIT_DUE and not _FORKING[0]:
+        raise SystemExit(_EXIT_DUE.pop())
 """Every process not yet stopped, killed at interpreter exit whatever happened."""
 
 _WATCHDOG_CODE = """
@@ -280,12 +311,13 @@ class BotProcess:
         limits = confinement.isolation.limits if confinement is not None else None
         enforcer = confinement.isolation.enforcer if confinement else Enforcer.RLIMIT
         try:
-            self._proc = subprocess.Popen(
-                launch.argv, cwd=launch.cwd, env=launch.env, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                preexec_fn=_child_setup(os.getpid(), self.cgroup, limits,
-                                        Enforcer.RLIMIT if self.cgroup is None and limits
-                                        else enforcer))
+            with _forking():
+                self._proc = subprocess.Popen(
+                    launch.argv, cwd=launch.cwd, env=launch.env, stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                    preexec_fn=_child_setup(os.getpid(), self.cgroup, limits,
+                                            Enforcer.RLIMIT if self.cgroup is None and limits
+                                            else enforcer))
         except BaseException:
             self._log.close()
             if self.cgroup is not None:
@@ -301,6 +333,7 @@ class BotProcess:
             for path in self.cgroup.paths.values():
                 _watch(f"cg+{path}")
         log.info("%s: started pid %d: %s", name, self._proc.pid, " ".join(cmd))
+        _exit_if_due()  # a SIGTERM came during the fork: now, the process among _LIVE
 
     @property
     def pid(self) -> int:

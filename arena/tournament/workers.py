@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from arena.core.errors import ArenaError
 from arena.core.game import Json
 from arena.core.record import GameRecord
+from arena.referee.process import exit_when_safe
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
 from arena.tournament.dispatch import Dispatcher, start_cost
 from arena.tournament.store import DB_NAME, GameKey, Store, full_database
@@ -359,7 +360,7 @@ class _ParentGone(Exception):
 
 
 def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)
+    exit_when_safe(128 + signum)
 
 
 def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
