@@ -68,7 +68,8 @@ def resimulate(replay: Replay, game: Game[Any, Any], *,
                 events = game.apply(state, int(step["seat"]), action)
             except GameError as exc:
                 raise ArenaError(f"decision {step['n']}: recorded action "
-                                 f"{step['action']!r} does not apply: {exc}") from exc
+                                 f"{json.dumps(step['action'], sort_keys=True)} does not "
+                                 f"apply: {exc}") from exc
         yield Replayed(step, decision, before, state, events)
 
 

@@ -81,8 +81,8 @@ def test_a_damaged_replay_is_named(runner: CliRunner, finished_run: Path,
     damaged.write_text("\n".join(lines) + "\n")
     result = runner.invoke(main, ["report", str(copy)])
     assert result.exit_code == 0, result.output
-    assert f"no viewer for {damaged.stem}: decision 3: recorded action" in \
-        " ".join(result.output.split())
+    assert f"no viewer for {damaged.stem}: decision 3: recorded action " \
+           '{"type": "nonsense"} does not apply' in " ".join(result.output.split())  # JSON
 
 
 def test_bad_arguments_get_one_line(runner: CliRunner, tmp_path: Path) -> None:
