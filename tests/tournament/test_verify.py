@@ -260,3 +260,13 @@ def test_a_run_still_going_verifies_its_stored_games_only(runner: CliRunner, run
     assert not Store.in_use(run)
     [line] = failed_with(verify(runner, run), run, 1)  # ended: the planted file is named
     assert line.startswith("replays/r9-t0-g0.jsonl")
+
+
+def test_standings_written_before_forfeits_were_so_called_still_match(
+        runner: CliRunner, run: Path) -> None:
+    csv_path, json_path = run / "standings.csv", run / "results.json"
+    csv_path.write_text(csv_path.read_text().replace("forfeits", "crashes", 1))
+    json_path.write_text(json_path.read_text().replace('"forfeits"', '"crashes"'))
+    result = verify(runner, run)
+    assert result.exit_code == 0, result.output
+    assert "standings match results.json and standings.csv" in " ".join(result.output.split())
