@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 from collections.abc import Iterator, Sequence
 from typing import Literal
 
@@ -19,12 +20,34 @@ console = Console()
 err_console = Console(stderr=True)
 
 
+STDERR_HANDLER = "arena-stderr"
+PLAIN_FORMAT = "%(asctime)s %(levelname)s %(message)s"
+"""A log record on stderr that is no terminal (a pipe, a CI log, a file): one line each,
+unwrapped, so that `grep` finds all of a warning (rich wraps at 80 columns there)."""
+
+
+class _PlainStderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Plain lines on whatever sys.stderr is when a record comes (a test runner swaps it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
 def setup_logging(level: str) -> None:
-    """Send arena's log records to stderr through rich."""
+    """Send arena's log records to stderr: through rich on a terminal, else plain lines."""
     logger = logging.getLogger("arena")
     logger.setLevel(level)
-    if not any(isinstance(h, RichHandler) for h in logger.handlers):
-        logger.addHandler(RichHandler(console=err_console, show_path=False))
+    if any(h.get_name() == STDERR_HANDLER for h in logger.handlers):
+        return
+    handler: logging.Handler
+    if err_console.is_terminal:
+        handler = RichHandler(console=err_console, show_path=False)
+    else:
+        handler = _PlainStderr()
+        handler.setFormatter(logging.Formatter(PLAIN_FORMAT, "%Y-%m-%d %H:%M:%S"))
+    handler.set_name(STDERR_HANDLER)
+    logger.addHandler(handler)
 
 
 @contextlib.contextmanager

@@ -272,3 +272,23 @@ def test_a_warning_during_the_live_view_prints_above_it_not_inside() -> None:
     lines = terminal.getvalue().replace("\r", "\n").splitlines()
     warned = [line for line in lines if "a bot faulted" in line]
     assert warned and not any("VIEW-LINE" in line for line in warned), lines
+
+
+def test_a_piped_runs_warnings_are_one_line_each(tmp_path: Path) -> None:
+    """Found by an organiser: piped to a file, stderr was wrapped at 80 columns, so `grep`
+    caught half a warning. On stderr that is no terminal each record is one line."""
+    import subprocess
+    import sys
+
+    file = tmp_path / "t.yaml"
+    long_name = "a-bot-whose-name-is-long-enough-to-wrap-any-eighty-column-line"
+    file.write_text("name: t\ngame: machiavelli\nplayers_per_game: 2\nseed: 1\nbots:\n"
+                    f"  - {{name: {long_name}, cmd: '{sys.executable} -c \"raise SystemExit(3)\"'}}"
+                    "\n  - {name: b, cmd: 'builtin:random'}\n")
+    done = subprocess.run([sys.executable, "-m", "arena", "run", str(file), "--out",
+                           str(tmp_path / "out"), "--no-report", "-j", "1"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    warned = [line for line in done.stderr.splitlines() if " WARNING " in line]
+    assert warned, done.stderr
+    assert all(long_name in line and "forfeits:" in line for line in warned), warned
