@@ -255,10 +255,14 @@ class Runner:
         rounds = self.config.rounds or 1
         for number in range(1, rounds + 1):
             plan = self._swiss_plan(number)
-            if number == 1:
-                self.progress.total = len(jobs_of(plan, 0, None)) * rounds
+            jobs = self._playable(jobs_of(plan, self.config.seed, self.salt))
+            # the rounds before, as played, and this round's field for the rest: a bot that
+            # withdrew or entered changes the count from its round on
+            before = sum(len(self._playable(jobs_of(p, 0, None))) for p in self.rounds
+                         if p.round < number)
+            self.progress.total = before + len(jobs) * (rounds - number + 1)
             self._record_round(store, plan)
-            self._play(pool, self._playable(jobs_of(plan, self.config.seed, self.salt)))
+            self._play(pool, jobs)
 
     def _playable(self, jobs: list[Job]) -> list[Job]:
         """The jobs left once a withdrawn bot's unplayed games are dropped (stored ones stay)."""

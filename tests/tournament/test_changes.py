@@ -227,3 +227,21 @@ def test_an_older_run_whose_pairings_agree_resumes_and_takes_todays_rules(
     resume(cfg, tmp_path)
     settings, table = standings_from_store(tmp_path)
     assert settings["rules"] == RULES and table.games == 4 * 3
+
+
+def test_the_progress_total_of_a_swiss_follows_a_withdrawal(tmp_path: Path) -> None:
+    """Found by an organiser: '24 games to play' after --withdraw, and 22 were played; the
+    total was round 1's tables times the rounds."""
+    from arena.tournament.runner import Progress
+
+    cfg = config("swiss", extra="rounds: 4\n", bots=6)  # 3 tables a round; 2 after
+    run(cfg, tmp_path, concurrency=1)
+    cut_after(tmp_path, 2)
+    pin_salt(tmp_path)
+    seen: list[Progress] = []
+    Runner(cfg, tmp_path, concurrency=1, resume=True, referee=FakeReferee,
+           withdraw=("bot3",), on_progress=seen.append).run()
+    store = Store.open(tmp_path, None)
+    played = len(store.games())
+    store.close()
+    assert seen[-1].done == seen[-1].total == played
