@@ -245,6 +245,7 @@ class _LiveView:
         self.bar = Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("ETA"), TimeRemainingColumn(), console=console)
         self.task = self.bar.add_task("games", total=None)
+        self.based = False
         self.runner: Runner | None = None
         self.live: Live | None = None
         self.state = RunProgress()
@@ -257,6 +258,10 @@ class _LiveView:
 
     def update(self, state: RunProgress) -> None:
         self.state = state
+        if not self.based:  # from the games stored before: rich's ETA takes a jump of
+            # the count (a resumed run's stored games at once) for speed, and said 3 s
+            self.bar.reset(self.task, total=state.total or None, completed=state.done)
+            self.based = True
         self.bar.update(self.task, total=state.total or None, completed=state.done)
         now = self.clock()
         if now - self.drawn_at < REFRESH_S:

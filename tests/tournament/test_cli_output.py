@@ -292,3 +292,14 @@ def test_a_piped_runs_warnings_are_one_line_each(tmp_path: Path) -> None:
     warned = [line for line in done.stderr.splitlines() if " WARNING " in line]
     assert warned, done.stderr
     assert all(long_name in line and "forfeits:" in line for line in warned), warned
+
+
+def test_a_resumed_runs_stored_games_do_not_count_as_speed() -> None:
+    """Found by an organiser: a resumed run's ETA read 3 s where 40 were left; rich took the
+    stored games, counted at once, for games played in no time."""
+    view = _LiveView()
+    view.update(Progress(total=24, done=4, resumed=4))
+    view.update(Progress(total=24, done=5, resumed=4))
+    (task,) = view.bar.tasks
+    assert task.completed == 5
+    assert sum(sample.completed for sample in task._progress) == 1  # rich's speed samples
