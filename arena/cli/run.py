@@ -99,7 +99,7 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     """
     if (withdraw or enter) and not resume:
         raise click.UsageError("--withdraw and --enter change a run under way: add --resume")
-    config = load_config(file)
+    config = load_config(file, commands=True)  # every problem at once, its commands too
     check_pinning(pin_workers, cluster if cluster is not None else config.cluster)
     out = out or config.out
     if dry_run:

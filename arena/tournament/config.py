@@ -203,8 +203,10 @@ class _Problems:
                               lines)
 
 
-def load_config(path: Path, registry: Registry | None = None) -> TournamentConfig:
-    """Read and validate a tournament file.
+def load_config(path: Path, registry: Registry | None = None, *,
+                commands: bool = False) -> TournamentConfig:
+    """Read and validate a tournament file (`commands`: with `preflight`'s checks of the
+    bots' commands among the problems, where there are others; else call it after).
 
     Raises:
         ConfigError: every problem in the file, each with its line.
@@ -214,7 +216,7 @@ def load_config(path: Path, registry: Registry | None = None) -> TournamentConfi
     except OSError as exc:
         raise ConfigError(f"cannot read tournament file {path}: {exc.strerror}") from exc
     return parse_config(decode_utf8(data, str(path)), str(path), path.resolve().parent,
-                        registry)
+                        registry, commands=commands)
 
 
 def decode_utf8(data: bytes, source: str) -> str:
@@ -234,7 +236,7 @@ def decode_utf8(data: bytes, source: str) -> str:
 
 def parse_config(text: str, source: str = "<string>", base: Path | None = None,
                  registry: Registry | None = None,
-                 kind: FileKind = TOURNAMENT_FILE) -> TournamentConfig:
+                 kind: FileKind = TOURNAMENT_FILE, *, commands: bool = False) -> TournamentConfig:
     """Validate tournament YAML `text`; relative bot `cwd`s resolve against `base`.
 
     `kind` names the keys allowed and required (a ladder's file has no bots).
@@ -265,7 +267,8 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None,
         problems.add(1, "a tournament file is a mapping of keys (name, game, bots, ...)")
         problems.raise_if_any()
     assert isinstance(doc, LineDict)
-    config = _Builder(doc, problems, base or Path.cwd(), registry, kind).build(text)
+    config = _Builder(doc, problems, base or Path.cwd(), registry, kind,
+                      commands).build(text)
     problems.raise_if_any()
     assert config is not None
     return config
@@ -275,7 +278,9 @@ class _Builder:
     """Turns the loaded document into a config, adding problems as it goes."""
 
     def __init__(self, doc: LineDict, problems: _Problems, base: Path,
-                 registry: Registry, kind: FileKind = TOURNAMENT_FILE) -> None:
+                 registry: Registry, kind: FileKind = TOURNAMENT_FILE,
+                 commands: bool = False) -> None:
+        self.commands = commands
         self.doc = doc
         self.kind = kind
         self.p = problems
@@ -319,6 +324,10 @@ class _Builder:
             p.add(doc.line_of("rating"), f"rating {rating!r} is not one of "
                   f"{', '.join(sorted(RATERS))}")
         if p.items:
+            if self.commands:  # one list of everything, not the commands after a fix
+                for bot in bots:
+                    for problem in bot_problems(bot):
+                        p.add(bot_lines.get(bot.name, 1), f"bot {bot.name!r}: {problem}")
             return None
         raw = {k: _plain(doc.get(k)) for k in TOP_KEYS if k not in UNSCORED}
         fingerprint = _fingerprint(raw)
@@ -663,19 +672,22 @@ def preflight(config: TournamentConfig) -> None:
     """
     problems = _Problems(config.source)
     for bot in config.bots:
-        if bot.builtin is not None:
-            if bot.builtin not in BUILTINS:
-                problems.add(_line(config, bot), f"bot {bot.name!r}: unknown built-in bot "
-                             f"{bot.cmd[0]!r}; valid: "
-                             + ", ".join(f"builtin:{b}" for b in BUILTINS))
-            continue
-        cwd = Path(bot.cwd or ".")
-        if not cwd.is_dir():
-            problems.add(_line(config, bot), f"bot {bot.name!r}: cwd {cwd} is not a directory")
-            continue
-        for problem in _command_problems(bot.cmd, cwd):
+        for problem in bot_problems(bot):
             problems.add(_line(config, bot), f"bot {bot.name!r}: {problem}")
     problems.raise_if_any()
+
+
+def bot_problems(bot: BotSpec) -> list[str]:
+    """What keeps one bot from starting: an unknown built-in, a cwd that is no directory,
+    a program or script that is missing or not executable (`_command_problems`)."""
+    if bot.builtin is not None:
+        return [] if bot.builtin in BUILTINS else [
+            f"unknown built-in bot {bot.cmd[0]!r}; valid: "
+            + ", ".join(f"builtin:{b}" for b in BUILTINS)]
+    cwd = Path(bot.cwd or ".")
+    if not cwd.is_dir():
+        return [f"cwd {cwd} is not a directory"]
+    return _command_problems(bot.cmd, cwd)
 
 
 INTERPRETER = re.compile(r"(python|node|ruby|perl|bash|sh|php|lua|Rscript)[\d.]*")

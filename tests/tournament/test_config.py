@@ -285,3 +285,21 @@ def test_messages_an_organiser_met_say_what_the_file_asked() -> None:
     indented = GOOD.replace("seed: 7\n", "seed: 7\n  concurrency: 3\n")
     found = problems(indented)
     assert len(found) == 1 and "indented unlike the lines around it" in found[0], found
+
+
+def test_a_run_reports_the_files_problems_and_its_commands_at_once(tmp_path: Path) -> None:
+    """Found by an organiser: fixing the 4 problems reported only revealed 6 more (the
+    commands, checked once the rest was right)."""
+    from arena.tournament.config import load_config
+
+    file = tmp_path / "t.yaml"
+    file.write_text("name: t\ngame: machiavelli\nplayers_per_game: 2\nsede: 3\nbots:\n"
+                    "  - {name: a, cmd: 'pyhton3 x.py'}\n  - {name: b, cmd: 'builtin:randm'}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(file, commands=True)
+    found = " | ".join(caught.value.problems)
+    assert "sede" in found and "command 'pyhton3' not found" in found
+    assert "unknown built-in bot 'builtin:randm'" in found
+    with pytest.raises(ConfigError) as alone:
+        load_config(file)  # without: the file's own problems (the commands are preflight's)
+    assert "pyhton3" not in " ".join(alone.value.problems)
