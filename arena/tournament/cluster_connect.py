@@ -31,7 +31,8 @@ def connect(address: str, workers: int) -> tuple[Client, Any]:
         ArenaError: the scheduler cannot be reached, or the cluster cannot start.
     """
     try:
-        from distributed import Client, LocalCluster
+        with _sigint_blocked():  # threads that importing starts keep the mask: see there
+            from distributed import Client, LocalCluster
     except ImportError:
         raise ArenaError("executor dask needs Dask: pip install 'arena[cluster]' (dask and "
                          "distributed) on this machine and on every worker") from None
@@ -133,6 +134,10 @@ def _sigint_blocked() -> Iterator[None]:
     mask. Unblocked after, here, where a Ctrl-C pressed meanwhile (pending, not lost) stops
     the run once the cluster has started: the coordinator alone handles it, and closes the
     cluster. (Ignoring SIGINT instead, which a child also keeps, lost that Ctrl-C.)
+
+    Dask is imported under it too: a thread that its import starts (a library's, that never
+    runs Python) would otherwise take a Ctrl-C meanwhile, and it would stop the start
+    half-way instead of after it.
 
     First multiprocessing's resource tracker: the first process started with it starts the
     tracker, which then unblocks SIGINT in the thread that started it (its own guard for
