@@ -181,8 +181,11 @@ class CompareRun:
     def _done(self) -> bool:
         return self.test.verdict is not None or self.test.sample.n >= self.max_deals
 
-    def _advance(self) -> None:
-        """Count every deal that is next in order and complete (until the verdict)."""
+    def _advance(self, report: bool = False) -> None:
+        """Count every deal that is next in order and complete (until the verdict); with
+        `report`, tell `on_progress` after each, so that a line every N games comes at N,
+        2N, ... whatever the workers (with two, several deals were often counted at once:
+        lines at 20, 42, 46)."""
         while not self._done():
             deal = self.test.sample.n + 1
             games = [self.records.get(GameKey(deal, 0, r)) for r in (CANDIDATE_GAME, BASE_GAME)]
@@ -190,6 +193,9 @@ class CompareRun:
                 break
             self.test.add(*deal_result(self.setup, deal, games[0], games[1]))
             self._check_broken()  # at each deal counted: where it stops is the seeds' alone
+            if report:
+                self.progress.status = self.test.status()
+                self.on_progress(self.progress)
         self.progress.status = self.test.status()
 
     def _check_broken(self) -> None:
@@ -225,7 +231,7 @@ class CompareRun:
             elif kind == "done" and key is not None:
                 self.progress.running.pop(worker, None)
                 self._finished(key, GameRecord.from_json(payload))
-                self._advance()
+                self._advance(report=True)
                 self._hand_out(store, pool)
             elif kind == "retry":
                 self.progress.running.pop(worker, None)

@@ -235,3 +235,23 @@ def test_the_first_progress_line_says_the_elo_is_not_yet_estimated() -> None:
     status = Sequential(Hypotheses(), setup.pairing).status()
     line = progress_line(status, Hypotheses())
     assert "Elo not yet estimated" in line and "inf" not in line
+
+
+def test_deals_counted_at_once_are_reported_one_by_one(tmp_path: Path) -> None:
+    """Found by a bot author: with -j 2 lines came at 20, 42, 46 games, with -j 1 at 20, 40,
+    46: where several deals complete at once, each is told to the progress lines, so that
+    a line every N games comes at N, 2N, ... whatever the workers."""
+    from arena.tournament.compare_run import CompareProgress, CompareRun
+
+    setup = CompareSetup("machiavelli", 2, spec("cand"), spec("base"))
+    seen: list[int] = []
+
+    def note(progress: CompareProgress) -> None:
+        seen.append(progress.games)
+
+    run = CompareRun(setup, tmp_path, max_games=100, on_progress=note)
+    for deal in range(1, 6):  # five deals, all complete by the time the test looks
+        for repeat, seating in enumerate(deal_plan(setup, deal).tables[0].seatings):
+            run.records[GameKey(deal, 0, repeat)] = record([1, 2], list(seating))
+    run._advance(report=True)
+    assert seen == [2, 4, 6, 8, 10]
