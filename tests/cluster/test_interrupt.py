@@ -24,6 +24,10 @@ def test_ctrl_c_while_a_local_cluster_starts_stops_the_run(tmp_path: Path) -> No
                     + "".join(f"  - {{name: b{i}, cmd: 'builtin:random'}}\n" for i in range(3)))
     hold = tmp_path / "hold"
     hold.mkdir()
+    os.mkfifo(hold / "release")
+    # the test's end, open (read and write: it never blocks) until the run is over, so the
+    # byte stays in the FIFO for the worker whenever it opens its end
+    release = os.open(hold / "release", os.O_RDWR | os.O_NONBLOCK)
     env = {**os.environ, "HOLD_START": str(hold),
            "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
            "DASK_DISTRIBUTED__WORKER__PRELOAD": json.dumps(["hold_start"])}
@@ -39,12 +43,13 @@ def test_ctrl_c_while_a_local_cluster_starts_stops_the_run(tmp_path: Path) -> No
         assert run.poll() is None, run.communicate()
         (worker,) = (int(p.name.split("-")[1]) for p in hold.glob("worker-*"))
         os.killpg(run.pid, signal.SIGINT)  # the worker still starting: the cluster too
-        (hold / "release").write_text("")
+        os.write(release, b"g")
         _, err = run.communicate(timeout=PATIENCE_S)
     finally:
         if run.poll() is None:
             run.kill()
             run.communicate()
+        os.close(release)
     text = err.decode()
     assert run.returncode == 130, text
     assert "interrupted before this run's first game" in text

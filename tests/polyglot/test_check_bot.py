@@ -244,9 +244,9 @@ def test_a_bot_that_ends_before_hello_is_told_the_error_line_not_the_banner(
     assert connects.advice == START_HINT + (NO_CWD_HINT if sandboxed else "")
 
 
-SLOW_EXIT = ("import time\nfrom arena.client import run\n"
+SLOW_EXIT = ("import signal\nfrom arena.client import run\n"
              "run(lambda request: request.options[0], name='slow-exit')\n"
-             "time.sleep(600)  # shutdown came: the loop ended, the process stays\n")
+             "signal.pause()  # shutdown came: the loop ended, the process stays until killed\n")
 
 
 def test_the_shutdown_check_waits_as_long_as_a_runs_referee(runner: CliRunner) -> None:

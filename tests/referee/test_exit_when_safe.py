@@ -33,7 +33,7 @@ def test_a_signal_during_the_fork_exits_once_the_process_is_ours(
 
     monkeypatch.setattr(subprocess, "Popen", popen)
     with pytest.raises(SystemExit) as caught:
-        BotProcess("b", [sys.executable, "-c", "import time; time.sleep(600)"], {}, None,
+        BotProcess("b", [sys.executable, "-c", "import signal; signal.pause()"], {}, None,
                    tmp_path / "b.log", 1 << 16)
     monkeypatch.undo()
     assert caught.value.code == 143
