@@ -9,6 +9,7 @@ from pathlib import Path
 from arena.core.game import Json
 from arena.core.record import GameRecord
 from arena.referee.referee import GRACE_MS
+from arena.referee.roster import NO_CWD_NOTE
 from arena.referee.sandbox import SandboxPolicy
 from arena.referee.spec import TimeControl
 
@@ -65,9 +66,8 @@ DROPPED_HINT = ("the connection dropped while the process still ran: a frame ove
 START_HINT = ("the process ended before its hello: its last output lines below say why (a "
               "missing library or file, a wrong path, an exception at start)")
 """The hint of "connects in time" for a process that ended before saying hello."""
-NO_CWD_HINT = ("; sandboxed and without --cwd, it starts in its private /tmp (the files its "
-               "command names are found where they are): give --cwd DIR to a bot that opens "
-               "files relative to its working directory")
+NO_CWD_HINT = (f"; {NO_CWD_NOTE}: give --cwd DIR to a bot that opens files relative to its "
+               "working directory")
 """Added to `START_HINT` for a sandboxed bot run without a working directory of its own."""
 EXITED_HINT = ("the process exited by itself in the middle of a game: a bot keeps reading "
                "messages, through every game_over, until `shutdown` arrives")

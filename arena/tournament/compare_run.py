@@ -105,6 +105,11 @@ class CompareRun:
         self.salt: str | None = None
         self.handed = 0
         """The last deal handed to the pool."""
+        compared = (setup.candidate.name, setup.base.name)
+        self.seated: Counter[str] = Counter()
+        """The candidate's and the base's games among the counted ones."""
+        self.lost: dict[str, Counter[str]] = {bot: Counter() for bot in compared}
+        """Their forfeits in the counted games, by reason (`_check_broken`)."""
 
     def run(self) -> CompareResult:
         """Play until the test decides or `max_games` are counted; write the report.
@@ -188,33 +193,36 @@ class CompareRun:
         lines at 20, 42, 46)."""
         while not self._done():
             deal = self.test.sample.n + 1
-            games = [self.records.get(GameKey(deal, 0, r)) for r in (CANDIDATE_GAME, BASE_GAME)]
-            if games[0] is None or games[1] is None:
+            cand, base = (self.records.get(GameKey(deal, 0, r))
+                          for r in (CANDIDATE_GAME, BASE_GAME))
+            if cand is None or base is None:
                 break
-            self.test.add(*deal_result(self.setup, deal, games[0], games[1]))
-            self._check_broken()  # at each deal counted: where it stops is the seeds' alone
+            self.test.add(*deal_result(self.setup, deal, cand, base))
+            self._check_broken([cand, base])  # at each deal: where it stops is the seeds'
             if report:
                 self.progress.status = self.test.status()
                 self.on_progress(self.progress)
         self.progress.status = self.test.status()
 
-    def _check_broken(self) -> None:
-        """Stop when the candidate or the base forfeits (nearly) every counted game.
+    def _check_broken(self, deal: list[GameRecord]) -> None:
+        """Count the two games of a deal just counted, and stop when the candidate or the
+        base has forfeited (nearly) every counted game of its own.
 
         Raises:
             ArenaError: which bot, how many of its games, and why (its forfeits' reasons).
         """
-        counted = [self.records[GameKey(deal, 0, r)] for deal in range(1, self.test.sample.n + 1)
-                   for r in (CANDIDATE_GAME, BASE_GAME)]
-        if len(counted) < BROKEN_GAMES:
+        for seat in (s for record in deal for s in record.seats):
+            if seat.bot in self.lost:
+                self.seated[seat.bot] += 1
+                if seat.forfeit is not None:
+                    self.lost[seat.bot][seat.forfeit.value] += 1
+        if 2 * self.test.sample.n < BROKEN_GAMES:
             return
-        for bot in (self.setup.candidate.name, self.setup.base.name):
-            seats = [s for record in counted for s in record.seats if s.bot == bot]
-            lost = Counter(s.forfeit.value for s in seats if s.forfeit is not None)
-            if seats and sum(lost.values()) >= BROKEN_SHARE * len(seats):
+        for bot, lost in self.lost.items():
+            if self.seated[bot] and lost.total() >= BROKEN_SHARE * self.seated[bot]:
                 why = ", ".join(f"{reason} {n}" for reason, n in lost.most_common())
-                raise ArenaError(f"no verdict: {bot} forfeited {sum(lost.values())} of its "
-                                 f"{len(seats)} games ({why}): a bot that cannot play is "
+                raise ArenaError(f"no verdict: {bot} forfeited {lost.total()} of its "
+                                 f"{self.seated[bot]} games ({why}): a bot that cannot play is "
                                  "broken, not worse; see its log in "
                                  f"{self.out / 'logs'}, try `arena check-bot`, then compare "
                                  "into a new --out")
