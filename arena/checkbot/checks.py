@@ -55,6 +55,10 @@ HINTS: dict[CheckId, str] = {
     CheckId.SHUTDOWN: "exit with status 0 when a `shutdown` message arrives",
 }
 
+STDIO_CONNECT_HINT = ('print, as your first line on stdout, {"type": "hello", "token": '
+                      '$ARENA_TOKEN, "name": ..., "protocol": 1}, and flush; then read the '
+                      "referee's messages, one JSON line each, on stdin (PROTOCOL.md §12)")
+"""The hint of "connects in time" for a stdio bot (`HINTS`' names a ZeroMQ socket)."""
 DIED_HINT = ("the process died in the middle of a game: its last output lines are below; "
              "a bot keeps reading messages until `shutdown` arrives")
 """The hint of "plays several games in one process" when the process did not end by itself
@@ -80,6 +84,13 @@ STDOUT_HINT = ("a stdio bot's stdout carries the protocol, one JSON message a li
 FRAME_HINT = ("send each message as one JSON object in one frame, shaped as PROTOCOL.md §4 "
               "gives it")
 """The hint of "sends only valid actions" for a frame that is not a message."""
+LINE_HINT = ("write each message as one JSON object on one line, shaped as PROTOCOL.md §4 "
+             'gives it: an answer is {"type": "action", "id": ID, "action": ...}')
+"""The hint of "sends only valid actions" for a stdio bot's line that is JSON but not a
+message (`STDOUT_HINT` is for a line that is not JSON: a debugging line, most likely)."""
+ID_TYPE_HINT = ("copy the request's `id` as the JSON integer it is (a string, or a float, is "
+                "not the id)")
+"""The hint of "echoes request ids" for an action whose id is not an integer."""
 QUIT_HINT = ("keep the process running until a `shutdown` message arrives, then exit with "
              "status 0")
 """The hint of "exits on shutdown" for a process that ended before shutdown was sent."""
@@ -137,6 +148,8 @@ class CheckReport:
     results: tuple[CheckResult, ...]
     records: tuple[GameRecord, ...]
     log_tail: str
+    stdio: bool = False
+    """A stdio bot: its stdout carries the protocol, only its stderr reaches its log."""
 
     @property
     def passed(self) -> bool:

@@ -18,10 +18,13 @@ from arena.checkbot.checks import (
     DIED_HINT,
     EXITED_HINT,
     FRAME_HINT,
+    ID_TYPE_HINT,
     INJECT_AT_REQUEST,
+    LINE_HINT,
     NO_CWD_HINT,
     QUIT_HINT,
     START_HINT,
+    STDIO_CONNECT_HINT,
     STDOUT_HINT,
     TWICE_HINT,
     CheckId,
@@ -34,7 +37,13 @@ from arena.checkbot.observer import Observer
 from arena.core.errors import ConfigError
 from arena.core.record import FaultKind, ForfeitReason, GameRecord
 from arena.protocol.codec import encode
-from arena.protocol.messages import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, Shutdown, Welcome
+from arena.protocol.messages import (
+    MAX_MESSAGE_BYTES,
+    PROTOCOL_VERSION,
+    Error,
+    Shutdown,
+    Welcome,
+)
 from arena.referee.match import run_game
 from arena.referee.players import SeatPlayer
 from arena.referee.process import BotProcess, Confinement, describe_exit
@@ -114,7 +123,7 @@ class _Run:
                                      and self.options.cwd is None else ""))
         results = tuple(self.results.get(c, CheckResult(c, None, "not run: an earlier check "
                                                                  "failed")) for c in CheckId)
-        return CheckReport(results, tuple(self.records), tail)
+        return CheckReport(results, tuple(self.records), tail, self.wrapped)
 
     def _how(self, process: BotProcess) -> str:
         """How the process ended, as a person says it (`killed by SIGABRT`)."""
@@ -163,7 +172,11 @@ class _Run:
                 continue
             problem = hello_problem(got[1], token)
             if problem is not None:
-                self._fail(CheckId.CONNECTS, problem)
+                detail, code = problem
+                if code is not None:  # answered as a run's referee answers it: it should exit
+                    transport.send(got[0], encode(Error(code=code, detail=detail)))
+                    process.wait(self.options.grace_ms / 1000)  # what it says reaches its log
+                self._fail(CheckId.CONNECTS, detail, self._connect_hint())
                 return process, None
             transport.send(got[0], encode(Welcome(
                 protocol=PROTOCOL_VERSION, name=BOT_NAME, max_message_bytes=MAX_MESSAGE_BYTES,
@@ -171,8 +184,13 @@ class _Run:
             self._pass(CheckId.CONNECTS, f"hello after {(time.monotonic() - started) * 1000:.0f}"
                                          f" ms (limit {self.options.time.startup_ms} ms)")
             return process, got[0]
-        self._fail(CheckId.CONNECTS, f"no hello within {self.options.time.startup_ms} ms")
+        self._fail(CheckId.CONNECTS, f"no hello within {self.options.time.startup_ms} ms",
+                   self._connect_hint())
         return process, None
+
+    def _connect_hint(self) -> str:
+        """How to say hello: over stdio for a stdio bot ("" for `HINTS`' ZeroMQ socket)."""
+        return STDIO_CONNECT_HINT if self.wrapped else ""
 
     # -- games ------------------------------------------------------------------------------
 
@@ -204,7 +222,10 @@ class _Run:
         faults = [f for r, s in zip(self.records, seats, strict=True) for f in r.faults
                   if f.seat == s.seat]
         timeouts = [f for f in faults if f.kind is FaultKind.TIMEOUT]
-        invalid = [f for f in faults if f.kind is not FaultKind.TIMEOUT]
+        # an id that is no integer fails "echoes request ids", not "sends only valid actions"
+        bad_ids = [f for f in faults if f.kind is FaultKind.BAD_MESSAGE and
+                   f.detail.endswith("at `$.id`")]
+        invalid = [f for f in faults if f.kind is not FaultKind.TIMEOUT and f not in bad_ids]
         decisions = sum(r.decisions for r in self.records)
         late = f"; {len(observer.late)} answer(s) came after the deadline and were " \
                "dropped" if observer.late else ""
@@ -221,19 +242,29 @@ class _Run:
             twice = all("(already answered)" in wrong for wrong in observer.wrong_ids)
             self._fail(CheckId.ECHOES_IDS, observer.wrong_ids[0] +
                        f" ({len(observer.wrong_ids)} wrong id(s))", TWICE_HINT if twice else "")
+        elif bad_ids:
+            self._fail(CheckId.ECHOES_IDS, f"{_fault_text(bad_ids)} ({len(bad_ids)} action(s)"
+                                           " with such an id)", ID_TYPE_HINT)
         else:
-            self._pass(CheckId.ECHOES_IDS, f"{observer.requests} requests answered by id")
+            self._pass(CheckId.ECHOES_IDS, f"{len(observer.answered)} of its "
+                                           f"{observer.requests} requests answered by id")
         if invalid:
-            first = invalid[0]
-            framing = first.kind in (FaultKind.NOT_JSON, FaultKind.BAD_MESSAGE,
-                                     FaultKind.OVERSIZE)
-            self._fail(CheckId.VALID_ACTIONS, f"{first.kind.value} at decision {first.decision}:"
-                                              f" {first.detail} ({len(invalid)} fault(s))",
-                       (STDOUT_HINT if self.wrapped else FRAME_HINT) if framing else "")
+            self._fail(CheckId.VALID_ACTIONS, f"{_fault_text(invalid)} ({len(invalid)} fault(s))",
+                       self._framing_hint(invalid[0].kind))
         else:
-            self._pass(CheckId.VALID_ACTIONS, f"no fault in {decisions} decisions")
+            other = " other" if bad_ids else ""
+            self._pass(CheckId.VALID_ACTIONS, f"no{other} fault in its {observer.requests} "
+                                              f"answers ({decisions} decisions in all)")
         self._judge_error(observer, process)
         self._judge_games(seats, process)
+
+    def _framing_hint(self, kind: FaultKind) -> str:
+        """The hint for a message that is not an action message ("" for `HINTS`' own)."""
+        if kind not in (FaultKind.NOT_JSON, FaultKind.BAD_MESSAGE, FaultKind.OVERSIZE):
+            return ""
+        if not self.wrapped:
+            return FRAME_HINT
+        return STDOUT_HINT if kind is FaultKind.NOT_JSON else LINE_HINT
 
     def _judge_error(self, observer: Observer, process: BotProcess) -> None:
         if observer.injected_before is None:
@@ -328,3 +359,8 @@ class _Run:
         else:
             self._pass(CheckId.SHUTDOWN, "exited with status 0")
 
+
+def _fault_text(faults: Sequence[Any]) -> str:
+    """The first of `faults` as a check's detail: its kind, decision and what was wrong."""
+    first = faults[0]
+    return f"{first.kind.value} at decision {first.decision}: {first.detail}"

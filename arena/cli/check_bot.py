@@ -100,7 +100,9 @@ def _render(report: CheckReport) -> None:
         console.print("[dim]last lines of the bot's output:[/]")
         console.print(report.log_tail, highlight=False, markup=False)
     elif not report.passed:
-        console.print("[dim]the bot printed nothing (stdout and stderr go to its log)[/]")
+        console.print("[dim]the bot wrote nothing on stderr (its log; stdout carries the "
+                      "protocol)[/]" if report.stdio else
+                      "[dim]the bot printed nothing (stdout and stderr go to its log)[/]")
     count = len(report.warnings)
     warned = f", with {count} warning{'s' if count > 1 else ''}" if count else ""
     console.print(f"[green]all checks passed[/]{warned}" if report.passed else

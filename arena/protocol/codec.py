@@ -41,7 +41,21 @@ def decode_bot(frame: bytes, limit: int = MAX_MESSAGE_BYTES) -> BotMessage:
     """
     if len(frame) > limit:
         raise WireError(FaultKind.OVERSIZE, f"{len(frame)} bytes, limit {limit}")
-    return _decode(_bot_decoder, frame)
+    try:
+        return _decode(_bot_decoder, frame)
+    except WireError as exc:
+        if exc.kind is FaultKind.BAD_MESSAGE and _names_type(exc.detail):
+            raise WireError(exc.kind, f"{exc.detail}; {BOT_TYPES}") from None
+        raise
+
+
+BOT_TYPES = ('a bot sends two messages: {"type":"hello",...} first, then '
+             '{"type":"action","id":ID,"action":...} for each request')
+"""Added to a fault about a bot message's `type`: msgspec names the bad value, not the good."""
+
+
+def _names_type(detail: str) -> bool:
+    return detail.endswith("at `$.type`") or detail.endswith("field `type`")
 
 
 def decode_referee(frame: bytes) -> RefereeMessage:

@@ -49,6 +49,7 @@ from arena.referee.process import (
 )
 from arena.referee.replay import ReplayWriter, Step
 from arena.referee.roster import (
+    BAD_TOKEN_NOTE,
     NO_CWD_NOTE,
     STDIO_HINT,
     VERSION_CHARS,
@@ -306,17 +307,18 @@ class Referee:
         self.waits.add(waited, time.monotonic() - began)
         failed = [*pending.values(), *refused]
         for bot in failed:
+            silent = not bot.failure  # no hello came from it that the referee answered
             breach = bot.process.breach() if bot.process is not None else None
             if breach is not None:
                 bot.failure = f"{breach}, before its hello"
-            elif not bot.failure:
+            elif silent:
                 bot.failure = (f"no valid hello within {self.time.startup_ms} ms"
                                if bot.alive() else f"{bot.describe()} before its hello")
             logfile = self.workdir / "logs" / f"{bot.spec.name}.log"
             if not is_stdio(bot.spec.cmd) and printed_hello(logfile):
                 bot.failure += f" ({STDIO_HINT})"
-            elif bot.process is not None and bot.process.sandboxed and bot.spec.cwd is None \
-                    and not bot.alive():
+            elif silent and bot.process is not None and bot.process.sandboxed and \
+                    bot.spec.cwd is None and not bot.alive():
                 bot.failure += f" ({NO_CWD_NOTE})"
             log.error("%s: %s; it forfeits its games%s", bot.spec.name, bot.failure,
                       log_tail(logfile))
@@ -427,6 +429,7 @@ class Referee:
             else:
                 del pending[hello.token]
                 bot.peer, bot.version = peer, printable(hello.version, VERSION_CHARS)
+                bot.failure = ""  # a refused hello before this one was not its last word
                 transport.send(peer, encode(Welcome(
                     protocol=PROTOCOL_VERSION, name=bot.spec.name,
                     max_message_bytes=MAX_MESSAGE_BYTES, referee=f"arena {__version__}")))
@@ -452,6 +455,10 @@ class Referee:
             kind, detail = "bad_token", "a hello with an unknown token"
         self._alarm((sender or owner).spec.name, kind,
                     f"{detail} on {owner.spec.name}'s endpoint (claimed name {hello.name!r})")
+        if sender is None and owner.peer is None and not owner.failure:
+            # its own endpoint, before its hello: most likely its own hello (a bot that
+            # exits on the error then reads as refused, not as one that never said hello)
+            owner.failure = f"its hello was refused: {BAD_TOKEN_NOTE}"
         self._zmq().send(peer, encode(Error(code=ErrorCode.BAD_TOKEN, detail=detail)))
 
     def _alarm(self, bot: str, kind: str, detail: str) -> None:

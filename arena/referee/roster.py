@@ -175,6 +175,11 @@ STDIO_HINT = ("it printed its hello on stdout: a bot that speaks JSON lines on s
               "stdout goes to its log and the referee waits for it on ZeroMQ")
 
 
+BAD_TOKEN_NOTE = ("a hello with an unknown token (a bot sends the value of $ARENA_TOKEN, new at "
+                  "every start of its process)")
+"""Why a bot's hello on its own endpoint was refused, said to its author."""
+
+
 NO_CWD_NOTE = ("sandboxed without a cwd, it started in its private /tmp: the files its "
                "command names are found where they are, a path it opens itself is taken from "
                "/tmp")

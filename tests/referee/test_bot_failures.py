@@ -12,6 +12,7 @@ import pytest
 
 from arena.core.record import ForfeitReason, GameRecord
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
+from arena.referee.roster import BAD_TOKEN_NOTE
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 
 HERE = Path(__file__).resolve().parent
@@ -48,6 +49,16 @@ def test_an_exit_before_the_hello_gives_its_status_and_last_lines(
     bad = (tmp_path / "logs" / "bad.log").read_text()
     assert "game game starts" not in bad  # it never had a game
     assert "exited with status 3" in caplog.text
+
+
+def test_a_bot_refused_for_its_token_is_told_so_not_that_it_never_said_hello(
+        tmp_path: Path) -> None:
+    # it exits on the bad_token error, as PROTOCOL.md asks: "exited with status 1 before
+    # its hello" sent its author looking for a crash at start
+    record, forfeits = play((sys.executable, MISBEHAVE, "refused"), tmp_path)
+    assert record.seats[0].forfeit is ForfeitReason.NO_CONNECT
+    assert forfeits[0]["detail"] == f"its hello was refused: {BAD_TOKEN_NOTE}"
+    assert "unknown token" in (tmp_path / "logs" / "bad.log").read_text()  # what it was told
 
 
 def test_a_crash_mid_game_gives_its_status(tmp_path: Path) -> None:

@@ -256,16 +256,14 @@ def parse(kind: str, payload: Json) -> Action:
         raise MalformedAction(f"unknown decision kind {wire_text(kind)}")
     raw_type = payload.get("type")
     action_type = _TYPE_BY_WIRE.get(raw_type) if isinstance(raw_type, str) else None
-    if action_type is None:
-        valid = ", ".join(sorted(t.value for t in allowed))
-        raise MalformedAction(f"unknown action type {wire_text(raw_type)}; valid here: "
-                              f"{valid}")
-    if action_type not in allowed:
-        valid = ", ".join(sorted(t.value for t in allowed))
-        raise MalformedAction(
-            f"action type {wire_text(action_type.value)} is not allowed for a "
-            f"{wire_text(kind)} decision; "
-            f"valid: {valid}")
+    if action_type is None or action_type not in allowed:
+        # the kind's every type, not the legal ones: those are the request's options
+        takes = ", ".join(sorted(t.value for t in allowed))
+        what = (f"unknown action type {wire_text(raw_type)}" if action_type is None else
+                f"action type {wire_text(action_type.value)} is not allowed for a "
+                f"{wire_text(kind)} decision")
+        raise MalformedAction(f"{what}; a {wire_text(kind)} decision takes the types "
+                              f"{takes} (the request's options are the actions legal now)")
     keys = _KEYS[action_type]
     if len(payload) != len(keys) or payload.keys() != keys:
         _wrong_fields(payload, action_type, keys)

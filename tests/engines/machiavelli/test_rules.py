@@ -91,7 +91,8 @@ def test_illegal_actions_change_nothing(players: int) -> None:
     ("payload", "message"),
     [
         ("build", "must be a JSON object"),
-        ({"type": "fly"}, "unknown action type"),
+        ({"type": "fly"}, r'"fly"; a "turn" decision takes the types .*build.*end_turn.* '
+                          r"\(the request's options are the actions legal now\)$"),
         ({}, "unknown action type null"),
         ({"type": ["build"]}, "unknown action type"),  # unhashable: no lookup may raise
         ({"type": 3}, "unknown action type 3"),

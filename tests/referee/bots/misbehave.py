@@ -1,8 +1,8 @@
 """A bot that misbehaves in one way, chosen by argv[1], for the referee's process tests.
 
 Writes its pid (and its child's, if any) to $PIDFILE so tests can check nothing survives.
-Modes: never, exit, wrong_token, crash, sleep, garbage, shape, stale, malformed, illegal,
-oversize, flood.
+Modes: never, exit, wrong_token, refused (a wrong token, then exits as told), crash, sleep,
+garbage, shape, stale, malformed, illegal, oversize, flood.
 """
 
 from __future__ import annotations
@@ -52,12 +52,14 @@ def main() -> None:
         time.sleep(600)
     if MODE == "exit":
         sys.exit(3)
-    if MODE == "wrong_token":
+    if MODE in ("wrong_token", "refused"):
         os.environ["ARENA_TOKEN"] = "not-the-token"
         try:
             connect("liar", "0")
         except SystemExit as exc:
             print(exc, flush=True)
+            if MODE == "refused":  # as PROTOCOL.md §3 asks of a bot refused its seat
+                sys.exit(1)
         time.sleep(600)
     if MODE == "sleep":
         note_pid(subprocess.Popen(["sleep", "600"]).pid)  # a child: killed with the group
