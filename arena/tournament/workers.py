@@ -20,11 +20,14 @@ import multiprocessing as mp
 import os
 import resource
 import signal
+import sys
+import threading
 import time
 import traceback
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from multiprocessing import forkserver
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
@@ -117,7 +120,46 @@ def worker_context() -> ForkServerContext:
     """
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(list(_PRELOAD))
+    _start_fork_server()
     return ctx
+
+
+_SERVER_START = threading.Lock()
+"""Held while the fork server starts under `_server_environ` (os.environ is the process's)."""
+
+
+def _start_fork_server() -> None:
+    """Start the fork server now (unless it runs) on the module search path of this process.
+
+    Why: multiprocessing starts the server as `python -c ...`, and `-c` puts the current
+    directory first on the server's sys.path; Python 3.11's server imports the preloaded
+    modules from there, ignoring the parent's sys.path that it is handed (later Pythons
+    replace theirs with it). A folder named `arena/` in the directory a run was started
+    from then replaced the installed package in every worker (a worker's own sys.path is
+    the parent's, but the preloaded modules are already imported by then).
+    PYTHONSAFEPATH=1 keeps `-c` from adding the directory; PYTHONPATH puts this process's
+    first entry (its script's directory) first, where this process has it. Neither reaches
+    a worker's bots: a worker takes the parent's environment (`worker_main`).
+    """
+    with _SERVER_START:
+        saved = {name: os.environ.get(name) for name in ("PYTHONSAFEPATH", "PYTHONPATH")}
+        os.environ.update(_server_environ())
+        try:
+            forkserver.ensure_running()
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+
+def _server_environ() -> dict[str, str]:
+    """The variables the fork server starts with: no current directory on its sys.path,
+    this process's first entry instead (none where this process has none: `python -P`)."""
+    first = [] if sys.flags.safe_path or not sys.path else [os.path.abspath(sys.path[0])]
+    inherited = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return {"PYTHONSAFEPATH": "1", "PYTHONPATH": os.pathsep.join(first + inherited)}
 
 
 _PRELOAD = ("arena.tournament.runner", "arena.referee", "arena.games")
