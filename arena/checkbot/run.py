@@ -90,6 +90,8 @@ class _Run:
         """Whether a failed check already names the end of the bot's process as its cause."""
         self.ids = itertools.count(1)
         """Request ids, as in a referee run: increasing, never reused across games."""
+        self.private_endpoint = False
+        """The bot's endpoint is ipc in a directory of its own (not tcp)."""
         self.wrapped = is_stdio(options.cmd)
         """A stdio bot runs under the bridge, which reports a signal N as status 128 + N."""
 
@@ -145,10 +147,13 @@ class _Run:
         isolation = resolve(self.options.sandbox)
         channel = transport.first
         inside = isolation.bwrap is not None and channel.directory is not None
+        self.private_endpoint = channel.directory is not None
         env = {"ARENA_ENDPOINT": f"ipc://{ENDPOINT_DIR}/referee.sock" if inside
                else transport.endpoint, "ARENA_TOKEN": token, "ARENA_BOT_NAME": BOT_NAME}
+        hidden = [self.log_path.parent, *([Path(transport.directory)] if transport.directory
+                                          else [])]
         confinement = Confinement(isolation, channel.directory,
-                                  (str(self.log_path.parent.resolve()),),
+                                  tuple(str(p.resolve()) for p in hidden),
                                   network=channel.directory is None)
         started = time.monotonic()
         try:
@@ -209,7 +214,8 @@ class _Run:
         """Play game `index`: its own seed, the candidate in seat index % players."""
         seat = index % self.players
         table = [SeatPlayer(f"random-{i}", builtin="random") for i in range(self.players)]
-        table[seat] = SeatPlayer.remote(BOT_NAME, peer, alive=process.alive)
+        table[seat] = SeatPlayer.remote(BOT_NAME, peer, alive=process.alive,
+                                        private=process.sandboxed and self.private_endpoint)
         return run_game(self.engine, self.options.rules, self.options.seed + index, table,
                         observer, self.options.time, FaultPolicy(max_faults=3), ids=self.ids)
 

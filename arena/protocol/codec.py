@@ -10,7 +10,7 @@ import msgspec
 
 from arena.core.errors import ProtocolError
 from arena.core.faults import FaultKind
-from arena.protocol.messages import MAX_MESSAGE_BYTES, BotMessage, RefereeMessage
+from arena.protocol.messages import MAX_MESSAGE_BYTES, Action, BotMessage, RefereeMessage
 
 T = TypeVar("T")
 
@@ -42,11 +42,36 @@ def decode_bot(frame: bytes, limit: int = MAX_MESSAGE_BYTES) -> BotMessage:
     if len(frame) > limit:
         raise WireError(FaultKind.OVERSIZE, f"{len(frame)} bytes, limit {limit}")
     try:
-        return _decode(_bot_decoder, frame)
+        message = _decode(_bot_decoder, frame)
     except WireError as exc:
         if exc.kind is FaultKind.BAD_MESSAGE and _names_type(exc.detail):
             raise WireError(exc.kind, f"{exc.detail}; {BOT_TYPES}") from None
         raise
+    # counting brackets is C-speed and bounds the depth: the walk runs only where it may
+    # exceed it (a rummy table's melds), not on an ordinary action
+    if isinstance(message, Action) and \
+            frame.count(b"[") + frame.count(b"{") > MAX_DEPTH and _deeper(message.action):
+        raise WireError(FaultKind.BAD_MESSAGE, f"the action is nested deeper than {MAX_DEPTH} "
+                                               "levels")
+    return message
+
+
+MAX_DEPTH = 32
+"""How deep a bot's action may nest lists and objects. Deeper data would reach code that
+recurses over it (the engine's checks, the replay's encoder) near Python's recursion limit,
+where it raises RecursionError instead of a fault: a 2 KB message crashed the referee."""
+
+
+def _deeper(value: object, limit: int = MAX_DEPTH) -> bool:
+    """Whether `value` nests lists and dicts more than `limit` levels (iterative: no
+    recursion over what a bot sent)."""
+    level: list[object] = [value]
+    for _ in range(limit):
+        level = [child for item in level if isinstance(item, list | dict)
+                 for child in (item.values() if isinstance(item, dict) else item)]
+        if not level:
+            return False
+    return any(isinstance(item, list | dict) for item in level)
 
 
 BOT_TYPES = ('a bot sends two messages: {"type":"hello",...} first, then '
@@ -71,6 +96,9 @@ def _decode(decoder: msgspec.json.Decoder[T], frame: bytes) -> T:
     """Decode with `decoder`, telling JSON that is not a message from bytes that are not JSON."""
     try:
         return decoder.decode(frame)
+    except RecursionError:  # nested deeper than the decoder goes (~1,000 levels)
+        raise WireError(FaultKind.BAD_MESSAGE, "nested too deep to decode (arrays or objects "
+                                               f"more than {MAX_DEPTH} levels deep)") from None
     except msgspec.ValidationError as exc:
         raise WireError(FaultKind.BAD_MESSAGE, str(exc)) from None
     except msgspec.DecodeError as exc:

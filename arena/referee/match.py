@@ -33,6 +33,7 @@ from arena.protocol.messages import (
 )
 from arena.referee.players import SeatPlayer, builtin_action
 from arena.referee.replay import ReplayWriter, Step
+from arena.referee.roster import printable
 from arena.referee.spec import FaultPolicy, TimeControl
 from arena.referee.transport import Transport
 
@@ -40,6 +41,8 @@ log = logging.getLogger("arena.referee")
 
 POLL_SLICE_MS = 100.0
 """How often a wait checks that the bot's process is still alive."""
+CONNECTIONS = 1
+"""How many connections a bot may hold to its own endpoint."""
 FLOOD_LIMIT = 100
 """Unsolicited messages a bot may send in one game before each `flood` fault: they are
 dropped unread, and only when that bot is next asked, so they never cost another seat's
@@ -128,6 +131,8 @@ class _Match:
         self.annotations: dict[str, Json] = {}
         self.label = ""
         self.alarms: list[dict[str, Json]] = []
+        self.strangers: set[bytes] = set()
+        """Other connections seen on bots' endpoints that anyone could reach (told once)."""
         self.forfeits: dict[str, Json] = {}
         """Seat -> why it forfeited (`crashed: killed by SIGKILL`), for the record."""
 
@@ -319,11 +324,24 @@ class _Match:
                                f"asked in this game (limit {FLOOD_LIMIT})"), request_id)
 
     def _intruder(self, seat: _Seat, sender: bytes) -> None:
-        """A second connection on a bot's own endpoint: only that bot can reach it."""
+        """A second connection on a bot's own endpoint: dropped unread, and an alarm against
+        the bot where only it can reach the endpoint; over tcp (or unsandboxed) any process
+        of the machine can, so the bot is not blamed for what another may have sent."""
         detail = f"a message from a second connection ({sender.hex()}) on its endpoint"
-        if not any(a["detail"] == detail for a in self.alarms):
-            log.error("ALARM against %s: intruder: %s", seat.player.name, detail)
-            self.alarms.append({"bot": seat.player.name, "kind": "intruder", "detail": detail})
+        if any(a["detail"] == detail for a in self.alarms) or sender in self.strangers:
+            return
+        if not seat.player.private:
+            self.strangers.add(sender)
+            log.warning("%s: dropped %s (reachable by any local process: not held against it)",
+                        seat.player.name, detail)
+            return
+        log.error("ALARM against %s: intruder: %s", seat.player.name, detail)
+        self.alarms.append({"bot": seat.player.name, "kind": "intruder", "detail": detail})
+        # and over a limit: each connection may queue frames in the referee's memory (a
+        # bot filling several with 4 MiB frames held 2 GiB there), so it forfeits and its
+        # process is stopped after the game
+        seat.player.exceed(f"connections: opened another connection to its endpoint "
+                           f"(limit {CONNECTIONS})")
 
     def _parse(self, seat: _Seat, request_id: int, frames: list[bytes]) -> _Reply | None:
         """Return the reply to `request_id`, a fault, or None for a stale message (dropped)."""
@@ -352,6 +370,7 @@ class _Match:
 
     def _fault(self, seat: _Seat, problem: tuple[FaultKind, str], request: int | None) -> None:
         kind, detail = problem
+        detail = printable(detail)  # it may quote the bot: shown on terminals, never obeyed
         fault = Fault(seat.seat, kind, detail, self.n)
         self.faults.append(fault)
         seat.faults += 1

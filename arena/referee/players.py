@@ -26,6 +26,10 @@ def _no_breach() -> str | None:
     return None
 
 
+def _ignore(why: str) -> None:
+    pass
+
+
 def _unknown_end() -> str:
     return "ended"
 
@@ -52,6 +56,12 @@ class SeatPlayer:
     """The resource limit the remote bot hit (`memory: ...`), or None."""
     recheck: Callable[[], str | None] = _no_breach
     """`breach` read afresh, once, at the game's end (`breach` may lag by a sample)."""
+    private: bool = True
+    """Only this bot can reach its endpoint (ipc inside the sandbox): another connection on
+    it is the bot's own doing. Over tcp, or unsandboxed, any local process can connect."""
+    exceed: Callable[[str], None] = _ignore
+    """Mark the remote bot over a limit (`breach` then names it): its process is stopped
+    after the game."""
 
     def __post_init__(self) -> None:
         if self.builtin is not None and self.builtin not in BUILTINS:
@@ -65,10 +75,11 @@ class SeatPlayer:
                alive: Callable[[], bool] = _always_alive, *,
                describe: Callable[[], str] = _unknown_end,
                breach: Callable[[], str | None] = _no_breach,
-               recheck: Callable[[], str | None] = _no_breach) -> SeatPlayer:
+               recheck: Callable[[], str | None] = _no_breach,
+               private: bool = True, exceed: Callable[[str], None] = _ignore) -> SeatPlayer:
         """A bot reached through the transport."""
         return cls(name, version, peer=peer, alive=alive, describe=describe, breach=breach,
-                   recheck=recheck)
+                   recheck=recheck, private=private, exceed=exceed)
 
 
 def builtin_action(policy: str, game: Game[Any, Any], state: Any, seat: int,

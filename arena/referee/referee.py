@@ -290,7 +290,14 @@ class Referee:
                               why=bot.failure or "it did not connect")
         return SeatPlayer.remote(name, bot.peer, bot.version, bot.process.alive,
                                  describe=bot.describe, breach=bot.over_limit,
-                                 recheck=bot.recheck_limit)
+                                 recheck=bot.recheck_limit, private=self._private(bot),
+                                 exceed=bot.exceed)
+
+    def _private(self, bot: RosterBot) -> bool:
+        """Whether only this bot can reach its endpoint: ipc mounted into its sandbox alone
+        (over tcp, or without the sandbox, any process of the machine can connect)."""
+        return bot.process is not None and bot.process.sandboxed and \
+            bot.channel is not None and bot.channel.directory is not None
 
     # -- starting and stopping --------------------------------------------------------------
 
@@ -379,11 +386,13 @@ class Referee:
             bot.failed is not ForfeitReason.NO_CONNECT
 
     def _hidden_from(self, bot: RosterBot) -> tuple[str, ...]:
-        """The run directory and the other bots' own directories."""
+        """The run directory, the other bots' own directories and the bots' endpoints (its
+        own is mounted at `ENDPOINT_DIR`)."""
         owned = self._owned()
         mine = owned[bot.spec.name]
         others = {d for name, dirs in owned.items() if name != bot.spec.name for d in dirs}
-        return (*self._hide, *sorted(others - mine))
+        ipc = self._zmq().directory
+        return (*self._hide, *sorted(others - mine), *([str(Path(ipc).resolve())] if ipc else []))
 
     def _owned(self) -> dict[str, frozenset[str]]:
         """Each process bot's own directories, resolved once per referee, not every bot's at
@@ -453,8 +462,12 @@ class Referee:
             kind, detail = "wrong_endpoint", f"a hello with {sender.spec.name}'s token"
         else:
             kind, detail = "bad_token", "a hello with an unknown token"
-        self._alarm((sender or owner).spec.name, kind,
-                    f"{detail} on {owner.spec.name}'s endpoint (claimed name {hello.name!r})")
+        where = f"{detail} on {owner.spec.name}'s endpoint (claimed name {hello.name!r})"
+        if sender is None and not self._private(owner):
+            # anyone on the machine can reach a tcp (or unsandboxed) endpoint
+            log.warning("%s (reachable by any local process: not held against it)", where)
+        else:
+            self._alarm((sender or owner).spec.name, kind, where)
         if sender is None and owner.peer is None and not owner.failure:
             # its own endpoint, before its hello: most likely its own hello (a bot that
             # exits on the error then reads as refused, not as one that never said hello)

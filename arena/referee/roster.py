@@ -69,6 +69,10 @@ class RosterBot:
                 self.breach = self.process.breach()
         return self.breach
 
+    def exceed(self, why: str) -> None:
+        """Hold the bot over a limit the kernel does not count (`why`: `limit: detail`)."""
+        self.breach = self.breach or why
+
     def recheck_limit(self) -> str | None:
         """The limit its process hit, read afresh from the kernel's counters (`over_limit`
         reads them at most every `READ_LIMITS_S`; a game's end must not wait for that)."""

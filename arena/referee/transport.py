@@ -27,9 +27,11 @@ log = logging.getLogger("arena.referee.wire")
 HARD_LIMIT_FACTOR = 4
 """libzmq drops a connection whose frame exceeds this many times the protocol limit; frames
 between the two limits arrive and are refused as `oversize` faults, which the bot survives."""
-RCV_HWM = 256
-"""Messages queued per channel before ZeroMQ stops reading that bot's socket: a flooding bot
-then blocks on its own sends, and draining its backlog stays cheap."""
+RCV_HWM = 32
+"""Messages queued per connection before ZeroMQ stops reading that bot's socket: a flooding
+bot then blocks on its own sends, and draining its backlog stays cheap. Each may be up to
+`HARD_LIMIT_FACTOR` x 1 MiB, so this bounds what one connection can make the referee hold
+(128 MiB; at 256 a bot's three connections held 2 GiB)."""
 
 # Flags and options as plain ints, computed once: pyzmq's constants are IntEnums, and an
 # enum `|` (or its conversion at each call) costs ~1-2 us per message on the round trip.
@@ -61,7 +63,8 @@ class Transport(Protocol):
         ...
 
     def drain(self, peer: bytes) -> int:
-        """Drop what is queued on `peer`'s channel; return how many messages."""
+        """Drop what is queued on `peer`'s channel; return how many messages `peer` sent
+        (another connection's are dropped too, but not counted: not its flood)."""
         ...
 
     def close(self) -> None:
@@ -114,6 +117,13 @@ class ZmqTransport:
         except zmq.ZMQError:
             self.close()
             raise
+
+    @property
+    def directory(self) -> str | None:
+        """The private directory of the ipc sockets (None over tcp): hidden from every
+        sandbox that could otherwise see it (a bot's own directory holding the referee's
+        TMPDIR), since its sockets are the other bots' endpoints."""
+        return self._dir
 
     def open_channel(self) -> Channel:
         """Bind one more ROUTER socket and return its endpoint."""
@@ -168,21 +178,25 @@ class ZmqTransport:
         return None if first is None else self._take(first, 0)
 
     def drain(self, peer: bytes, limit: int = 10_000) -> int:
-        """Drop the messages queued on `peer`'s channel (at most `limit`); return how many."""
+        """Drop the messages queued on `peer`'s channel (at most `limit`); return how many
+        came from `peer` itself. Over tcp any local process can connect to a bot's endpoint:
+        its messages must not count as that bot's flood."""
         socket = self._sockets[int.from_bytes(peer[:2], "big")]
+        routing = peer[2:]
         # Runs before every request and almost always finds nothing: asking ZMQ_EVENTS first
         # avoids pyzmq building and raising a zmq.Again (~5 us against ~17 us per request on
         # a loaded 2-core machine, referee CPU that no round trip needs).
         if not cast(int, socket.getsockopt(zmq.EVENTS)) & _POLLIN:
             return 0
-        dropped = 0
+        dropped = own = 0
         try:  # NOBLOCK rather than RCVTIMEO 0: no socket option churn on the hot path
             while dropped < limit:
-                socket.recv_multipart(_NOBLOCK, copy=False)
+                parts = socket.recv_multipart(_NOBLOCK, copy=False)
                 dropped += 1
+                own += parts[0].bytes == routing
         except zmq.Again:
             pass
-        return dropped
+        return own
 
     def _take(self, index: int, timeout: int) -> tuple[bytes, list[bytes]] | None:
         # A blocking receive bounded by RCVTIMEO, not poll + recv_multipart: fewer calls on

@@ -20,10 +20,10 @@ from tests.security.zoo import found, play_attack, survivors  # noqa: E402
 def main() -> None:
     base = Path(sys.argv[1])
     results = {}
-    for mode in ("thief", "setsid", "forkbomb", "writer"):  # run dirs beside pylib/
+    for mode in ("thief", "setsid", "forkbomb", "writer", "fill"):  # run dirs beside pylib/
         run_dir = base / mode
         run_dir.mkdir()
-        outcome = play_attack(mode, run_dir, limits=Limits(processes=32))
+        outcome = play_attack(mode, run_dir, limits=Limits(processes=32, scratch_mb=8))
         record = outcome.record
         results[mode] = {
             "uid": os.geteuid(),

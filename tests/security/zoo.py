@@ -42,13 +42,15 @@ class Outcome:
 
 def play_attack(mode: str, run_dir: Path, *, limits: Limits | None = None,
                 mode_sandbox: SandboxMode = SandboxMode.BWRAP, time: TimeControl = TIME,
-                endpoint: str | None = None, seed: int = 3) -> Outcome:
-    """One machiavelli game: the attacker in seat 0, two honest process bots, a built-in."""
+                endpoint: str | None = None, seed: int = 3, hostile: str = HOSTILE,
+                env: dict[str, str] | None = None) -> Outcome:
+    """One machiavelli game: the attacker in seat 0 (`hostile`, with `env`), two honest
+    process bots, a built-in."""
     marker = f"zoo-{uuid.uuid4().hex}"
     # a Python run on another interpreter's packages (the unprivileged run) passes them on
     path = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
-    env = {"ZOO_MARKER": marker, "ZOO_RUNDIR": str(run_dir), **path}
-    bots = [BotSpec("attacker", (sys.executable, HOSTILE, mode), env=env),
+    env = {"ZOO_MARKER": marker, "ZOO_RUNDIR": str(run_dir), **path, **(env or {})}
+    bots = [BotSpec("attacker", (sys.executable, hostile, mode), env=env),
             BotSpec("honest-1", (sys.executable, RANDOM), env=path),
             BotSpec("honest-2", (sys.executable, RANDOM), env=path),
             BotSpec("builtin", ("builtin:random",))]

@@ -288,7 +288,9 @@ def _wrong_fields(payload: dict[str, Json], action_type: ActionType,
     """Raise for the fields `payload` has that `action_type` does not, or lacks."""
     extra = sorted(payload.keys() - keys)
     if extra:
-        raise MalformedAction(f"{action_type.value}: unexpected field(s) {', '.join(extra)}")
+        # quoted as JSON: a key is the bot's text, and may carry a terminal's escapes
+        raise MalformedAction(f"{action_type.value}: unexpected field(s) "
+                              f"{', '.join(map(wire_text, extra))}")
     missing = [f for f in _FIELDS.get(action_type, ()) if f not in payload]
     raise MalformedAction(f"{action_type.value}: missing field(s) {', '.join(missing)}")
 

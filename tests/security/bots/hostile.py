@@ -4,7 +4,11 @@ tests can tell that none survived. What it found is printed to its log as `FOUND
 
 Modes: thief, second_hello, snoop, writer, logbypass, setsid, late_setsid, forkbomb, hog,
 flood, start_hog (the memory hog before its hello) and setsid_hang (a grandchild, then it
-hangs on its first request).
+hangs on its first request); deep and deep_hello (data nested 100,000 levels deep in an
+action, in a hello), escape (an action key carrying a terminal's escapes), neighbours (over
+tcp: floods and bad hellos on every other endpoint of the machine), sockets (looks for
+other bots' endpoints), secrets (reads what it can of /etc for $ZOO_SECRET) and fill (writes
+outside its scratch).
 """
 
 from __future__ import annotations
@@ -159,8 +163,81 @@ def flood(socket: zmq.Socket[bytes]) -> int:
     return sent
 
 
+DEEP = 100_000
+
+
+def deep_hello() -> None:
+    """A hello whose unknown field nests deeper than any decoder goes, then a good one."""
+    socket: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 1000)
+    socket.connect(os.environ["ARENA_ENDPOINT"])
+    socket.send(b'{"type":"hello","token":"%s","name":"deep","protocol":%d,"x":%s1%s}' % (
+        os.environ["ARENA_TOKEN"].encode(), PROTOCOL_VERSION, b'{"a":' * DEEP, b"}" * DEEP))
+    socket.close()
+
+
+def neighbours() -> None:
+    """Over tcp bots share the network: flood every other listening loopback port."""
+    own = int(os.environ["ARENA_ENDPOINT"].rsplit(":", 1)[1])
+    ports = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        address, hex_port = local.split(":")
+        if state == "0A" and address == "0100007F" and int(hex_port, 16) != own:  # LISTEN
+            ports.add(int(hex_port, 16))
+    stray = encode(Action(id=10**9, action=None))
+    for port in sorted(ports):
+        socket: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
+        socket.setsockopt(zmq.LINGER, 0)
+        socket.connect(f"tcp://127.0.0.1:{port}")
+        socket.send(encode(Hello(token="guessed", name="impostor", version="x",
+                                 protocol=PROTOCOL_VERSION)))
+        with contextlib.suppress(zmq.Again):
+            for _ in range(3000):
+                socket.send(stray, zmq.NOBLOCK)
+        NEIGHBOURS.append(socket)  # kept open: its frames stay queued there
+    found(f"{len(ports)} other endpoints flooded")
+
+
+NEIGHBOURS: list[zmq.Socket[bytes]] = []
+
+
+def sockets() -> None:
+    """Every ipc socket it can find outside its own /run/arena."""
+    seen = []
+    for top in {str(Path(__file__).resolve().parent), os.getcwd(), "/tmp"}:
+        for root, _, files in os.walk(top, onerror=lambda e: None):
+            seen += [os.path.join(root, f) for f in files if f == "referee.sock"]
+    found(f"{len(seen)} foreign sockets {seen[:3]}")
+
+
+def secrets() -> None:
+    secret, hits = os.environ["ZOO_SECRET"].encode(), 0
+    for root, _, files in os.walk("/etc", onerror=lambda e: None):
+        for name in files:
+            with contextlib.suppress(OSError):
+                hits += secret in Path(root, name).read_bytes()
+    found(f"{hits} secrets read")
+
+
+def fill() -> None:
+    block = b"x" * (1 << 20)
+    for where in ("/", "/run", "/dev", "/etc"):
+        with contextlib.suppress(OSError):
+            Path(where, "zoo-fill").write_bytes(block)
+            found(f"wrote into {where}")
+    written = 0
+    with contextlib.suppress(OSError), open("/dev/shm/zoo-fill", "wb") as out:
+        for _ in range(64):
+            out.write(block)
+            out.flush()
+            written += 1
+    found(f"/dev/shm took {written} MiB")
+
+
 ATTACKS = {"thief": thief, "snoop": snoop, "writer": writer, "logbypass": logbypass,
-           "setsid": setsid}
+           "setsid": setsid, "deep_hello": deep_hello, "neighbours": neighbours,
+           "sockets": sockets, "secrets": secrets, "fill": fill}
 IN_GAME = {"forkbomb": forkbomb, "hog": hog, "late_setsid": setsid,
            "setsid_hang": setsid_hang}
 """Attacks made at the first request, once the bot holds its seat."""
@@ -188,6 +265,13 @@ def main() -> None:
         if MODE == "flood" and flooded < 100_000:
             flooded += flood(socket)
         assert message.options, "the zoo plays machiavelli's option decisions only"
+        if MODE in ("deep", "escape") and flooded == 0:
+            flooded = 1
+            action = {**message.options[0], "\x1b]0;PWNED\x07\x1b[2J": 1}
+            socket.send(b'{"type":"action","id":%d,"action":%s}' % (
+                message.id, b"[" * DEEP + b"]" * DEEP) if MODE == "deep" else
+                encode(Action(id=message.id, action=action)))
+            continue  # a fault: the next request comes as usual
         socket.send(encode(Action(id=message.id, action=random.choice(message.options))))
     found(f"{flooded} stray messages")
     socket.close(linger=0)
