@@ -13,10 +13,12 @@ from arena.checkbot.checks import (
     DIED_HINT,
     DROPPED_HINT,
     HINTS,
+    ID_TYPE_HINT,
     INJECT_AT_REQUEST,
     INJECTED_DETAIL,
     QUIT_HINT,
     START_HINT,
+    STDIO_CONNECT_HINT,
     WARNINGS,
     CheckId,
     CheckOptions,
@@ -25,6 +27,6 @@ from arena.checkbot.checks import (
 )
 from arena.checkbot.run import check_bot
 
-__all__ = ["DIED_HINT", "DROPPED_HINT", "HINTS", "INJECTED_DETAIL", "INJECT_AT_REQUEST",
-           "QUIT_HINT", "START_HINT", "WARNINGS", "CheckId", "CheckOptions", "CheckReport",
-           "CheckResult", "check_bot"]
+__all__ = ["DIED_HINT", "DROPPED_HINT", "HINTS", "ID_TYPE_HINT", "INJECTED_DETAIL",
+           "INJECT_AT_REQUEST", "QUIT_HINT", "START_HINT", "STDIO_CONNECT_HINT", "WARNINGS",
+           "CheckId", "CheckOptions", "CheckReport", "CheckResult", "check_bot"]

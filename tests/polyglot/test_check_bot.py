@@ -11,6 +11,8 @@ from click.testing import CliRunner
 from arena.checkbot import (
     DIED_HINT,
     HINTS,
+    ID_TYPE_HINT,
+    STDIO_CONNECT_HINT,
     WARNINGS,
     CheckId,
     CheckOptions,
@@ -144,8 +146,36 @@ def test_help_explains_the_warning(runner: CliRunner) -> None:
 
 
 def test_a_bad_token_leaves_the_other_checks_not_run() -> None:
-    results = _check("bad-token")
-    assert [c for c, ok in results.items() if ok is not None] == [CheckId.CONNECTS]
+    report = _report("bad-token")
+    assert [r.check for r in report.results if r.ok is not None] == [CheckId.CONNECTS]
+    # answered as a run's referee answers it, and the bot's own words reach the report
+    assert report.results[0].detail.startswith("its hello was refused: a hello with an "
+                                               "unknown token")
+    assert "refused: bad_token" in report.log_tail
+
+
+def test_an_id_sent_as_a_string_fails_echoing_ids_with_its_own_hint() -> None:
+    report = _report("string-id", games=1)
+    results = {r.check: r for r in report.results}
+    echoes = results[CheckId.ECHOES_IDS]
+    assert echoes.ok is False and "at `$.id`" in echoes.detail and echoes.hint == ID_TYPE_HINT
+    valid = results[CheckId.VALID_ACTIONS]  # the same faults, reported once
+    assert valid.ok is True and valid.detail.startswith("no other fault in its ")
+
+
+STDIO_BAD_HELLO = ("import json, os, sys; print(json.dumps({'type': 'hello', 'token': 'x', "
+                   "'name': 'n', 'protocol': 1}), flush=True); sys.stdin.readline(); "
+                   "print('told', file=sys.stderr); sys.exit(1)")
+
+
+def test_a_stdio_bot_is_told_how_to_say_hello_on_stdout() -> None:
+    report = check_bot(CheckOptions("machiavelli", ("stdio:" + sys.executable, "-c",
+                                                    STDIO_BAD_HELLO), time=SAFE,
+                                    grace_ms=GRACE))
+    connects = report.results[0]
+    assert connects.ok is False and connects.hint == STDIO_CONNECT_HINT
+    assert "told" in report.log_tail  # it got the error line and wrote on stderr
+    assert report.stdio
 
 
 @pytest.mark.parametrize("sandbox", [SandboxMode.NONE, SandboxMode.AUTO])

@@ -9,7 +9,9 @@ request well after the deadline, once), late-second (the same with its second re
 one that follows check-bot's injected error), aborts (killed by SIGABRT at its fifth request, as
 by a failed C++ assertion), illegal (every action is one the rules refuse), exits-midgame
 (exits with status 0 at its fifth request), twice (sends its fifth action twice), not-json
-(its fifth answer is a debugging line, not JSON).
+(its fifth answer is a debugging line, not JSON), string-id (answers with the id as a JSON
+string). bad-token exits with status 1 on the error that refuses its hello, as PROTOCOL.md
+asks.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ def main(mode: str) -> int:
             rng = random.Random(message["bot_seed"])
         elif kind == "request":
             requests += 1
-            answer = message["id"] + 1000 if mode == "wrong-id" else message["id"]
+            answer = message["id"] + 1000 if mode == "wrong-id" else \
+                str(message["id"]) if mode == "string-id" else message["id"]
             options = message["options"]
             pick = options[0] if mode not in RANDOM_MODES else rng.choice(options)
             if (requests, mode) in ((FIFTH, "late"), (2, "late-second")):
@@ -62,6 +65,9 @@ def main(mode: str) -> int:
                 socket.send_json({"type": "action", "id": answer, "action": pick})
         elif kind == "error" and mode == "dies-on-error":
             return 3
+        elif kind == "error" and mode == "bad-token":  # before welcome: no seat
+            print(f"refused: {message['code']}: {message['detail']}", file=sys.stderr)
+            return 1
         elif kind == "game_over" and mode == "one-game":
             return 0
         elif kind == "shutdown":
