@@ -31,7 +31,8 @@ from arena.referee.players import SeatPlayer
 from arena.referee.spec import FaultPolicy, TimeControl
 from arena.referee.transport import ScriptedReply, ScriptedTransport
 
-PATH = Path(__file__).resolve().parents[2] / "protocol" / "examples" / "conversation.jsonl"
+ROOT = Path(__file__).resolve().parents[2]
+PATH = ROOT / "protocol" / "examples" / "conversation.jsonl"
 NAMES = ("alice", "bob")
 
 

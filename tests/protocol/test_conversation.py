@@ -10,12 +10,18 @@ import jsonschema
 import pytest
 
 from arena.protocol.schema import load_schema
-from tests.protocol.conversation import PATH, render
+from tests.protocol.conversation import PATH, ROOT, markdown, render
 
 
 def test_conversation_file_is_current(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.ERROR)
     assert PATH.read_text() == render(), "run `python -m tests.protocol.conversation`"
+
+
+def test_protocol_md_shows_the_conversation_as_it_is(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR)  # its game_start lines lacked `label` for a while
+    assert markdown() in (ROOT / "protocol" / "PROTOCOL.md").read_text(), \
+        "paste `python -m tests.protocol.conversation --markdown` into PROTOCOL.md §11"
 
 
 def test_every_message_of_the_conversation_is_valid() -> None:
