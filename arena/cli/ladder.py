@@ -24,6 +24,7 @@ from arena.cli.run import report_hook, write_report
 from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ConfigError
 from arena.ladder import members, read
+from arena.ladder.config import require_ladder
 from arena.ladder.run import Budget, LadderBusy, LadderRun, handle_signals, ladder_lock
 from arena.ladder.store import Row, Snapshot
 from arena.tournament.config import MAX_CONCURRENCY
@@ -32,7 +33,10 @@ from arena.tournament.runner import Progress
 
 BUSY = 75
 """Exit status of a run that found another one playing (EX_TEMPFAIL: try again later)."""
-LADDER_DIR = click.Path(path_type=Path, exists=True, file_okay=False)
+LADDER_DIR = click.Path(path_type=Path)
+"""A ladder directory: whether it is one is checked by each command (`_ladder`), so that
+"not a ladder", a missing directory included, is one line and exit status 1, not click's
+usage error (2)."""
 FORMATS = click.Choice(["table", "json", "csv", "md"])
 
 
@@ -92,6 +96,7 @@ def add(directory: Path, name: str, cmd: str, cwd: Path | None, version: str | N
     stops being scheduled but keeps its games and history. An unchanged bot is not
     registered again.
     """
+    require_ladder(directory)
     result = members.add(directory, name, cmd, cwd=cwd, version=version)
     entry = result.version.entry
     if result.outcome is members.Added.UNCHANGED:
@@ -110,6 +115,7 @@ def add(directory: Path, name: str, cmd: str, cwd: Path | None, version: str | N
 @click.argument("name")
 def retire(directory: Path, name: str) -> None:
     """Retire bot NAME: no more games; its games and rating history stay."""
+    require_ladder(directory)
     version = members.retire(directory, name)
     console.print(f"{version.entry} retired: it keeps its games and history")
 
@@ -120,6 +126,7 @@ def retire(directory: Path, name: str) -> None:
               help="Also list superseded and retired versions.")
 def list_(directory: Path, all_versions: bool) -> None:
     """List the bots of the ladder in DIRECTORY (active versions; --all for every one)."""
+    _readable(directory)
     listed = [v for v in read.versions(directory) if all_versions or v.status == "active"]
     table = fitted_table(f"{directory}: {len(listed)} version(s)",
                          [("bot", "left"), ("version", "left"), ("status", "left"),
@@ -157,6 +164,7 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
     if games is not None and minutes is not None:
         raise click.UsageError("give --games or --minutes, not both")
     check_pinning(pin_workers, cluster)
+    require_ladder(directory)
     handle_signals()
     lines = _Lines()
     try:
@@ -216,7 +224,16 @@ def standings(directory: Path, fmt: str, all_versions: bool) -> None:
     """Print the table of the ladder in DIRECTORY: rating with its 95% interval (the batch
     fit), games, win rate, mean placing, faults, last game and the trend since the
     previous run."""
+    _readable(directory)
     _print_standings(directory, fmt, all_versions)
+
+
+def _readable(directory: Path) -> None:
+    """Check that `directory` holds a ladder, and warn in one line when its database is
+    damaged (a read answers from the pages it needs, which may be whole)."""
+    require_ladder(directory)
+    if (damage := read.damage(directory)) is not None:
+        click.echo(f"warning: {damage}", err=True)  # one line whatever the width
 
 
 COLUMNS = ("rank", "bot", "version", "status", "rating", "interval", "games", "win_rate",
@@ -269,6 +286,7 @@ def _cells(row: Row) -> list[str]:
 def history(directory: Path, name: str | None, fmt: str) -> None:
     """Print the rating of every version (of bot NAME) after each run of the ladder in
     DIRECTORY, oldest first."""
+    _readable(directory)
     points = read.history(directory, name)
     if name is not None and not points and not any(v.bot == name
                                                    for v in read.versions(directory)):

@@ -4,7 +4,9 @@ The file takes a tournament file's keys (validated by the same loader, every pro
 once with its line) except the bots and the schedule, plus the ladder's own: `window`
 (rate over the most recent games only) and `explore` (the share of tables drawn at
 random across the whole field). Bots join with `arena ladder add`, never in this file.
-The file may be edited between runs (a new time control applies to the next games).
+The file may be edited between runs (a new time control applies to the next games), except
+`game` and `players_per_game` (`FIXED`): the database keeps what the ladder plays, and a
+file that says otherwise is refused (`check_fixed`).
 """
 
 from __future__ import annotations
@@ -74,12 +76,53 @@ def load_ladder(directory: Path) -> LadderConfig:
     path = directory / CONFIG_NAME
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(f"{directory} is not a ladder: {path} is missing (create one with "
-                          "`arena ladder init`)") from None
+    except (FileNotFoundError, NotADirectoryError):
+        raise _not_a_ladder(directory) from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
     return parse_ladder(decode_utf8(data, str(path)), str(path), directory.resolve())
+
+
+FIXED = ("game", "players_per_game")
+"""The keys a ladder's life fixes: its games and ratings are of one game at one table size."""
+
+
+def played(config: LadderConfig) -> tuple[str, int]:
+    """The game (its id without the engine version) and the table size `config` plays."""
+    return config.base.game.partition("@")[0], config.seats
+
+
+def check_fixed(config: LadderConfig, stored: tuple[str, int] | None, directory: Path) -> None:
+    """Refuse a ladder.yaml whose `game` or `players_per_game` is not the ladder's own.
+
+    Raises:
+        ConfigError: one line naming the file, the key, what the ladder plays and what the
+            file says.
+    """
+    if stored is None:
+        return
+    for key, was, now in zip(FIXED, stored, played(config), strict=True):
+        if was != now:
+            raise ConfigError(
+                f"{directory / CONFIG_NAME}: the file says `{key}: {now}`, but this ladder's "
+                f"database holds `{key}: {was}` (one ladder rates one game at one table "
+                f"size): put `{key}: {was}` back, or start a new ladder with `arena ladder "
+                "init`")
+
+
+def require_ladder(directory: Path) -> None:
+    """Check that `directory` holds a ladder (its ladder.yaml), before anything is opened.
+
+    Raises:
+        ConfigError: it does not (one line; a missing directory included).
+    """
+    if not (directory / CONFIG_NAME).is_file():
+        raise _not_a_ladder(directory)
+
+
+def _not_a_ladder(directory: Path) -> ConfigError:
+    return ConfigError(f"{directory} is not a ladder: {directory / CONFIG_NAME} is missing "
+                       "(create one with `arena ladder init`)")
 
 
 def parse_ladder(text: str, source: str = "<string>", base: Path | None = None) -> LadderConfig:

@@ -9,6 +9,8 @@ database, reads, and closes it, and works while a run is writing (SQLite WAL).
 - `history(DIR, bot=None) -> list[Snapshot]`: every version's rating after each run,
   oldest run first (the points of a rating-history plot: x `taken`, y `rating`, one line
   per `(bot, version)`, error bars `interval`).
+- `damage(DIR) -> str | None`: one line when the database is damaged (the readers above
+  read only the pages they need, and may not meet the damage).
 
 Raises `StoreError` (no ladder there, damaged database) or `ConfigError` (ladder.yaml).
 """
@@ -19,9 +21,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from arena.core.errors import StoreError
 from arena.ladder import rating
 from arena.ladder.columns import ROUND_SHIFT, Columns
-from arena.ladder.config import load_ladder
+from arena.ladder.config import check_fixed, load_ladder
 from arena.ladder.store import (
     ACTIVE,
     EntryStats,
@@ -46,8 +49,10 @@ def standings(directory: Path, all_versions: bool = False) -> Standings:
     The last run's snapshot answers when no game was stored since; else the table is
     refitted from it (a Newton step or two).
     """
-    window = load_ladder(directory).window
+    config = load_ladder(directory)
+    window = config.window
     with _opened(directory) as store:
+        check_fixed(config, store.identity(), directory)
         stored = store.game_count()
         snaps = store.last_snapshots(2)
         if snaps and snaps[0][1] == stored and snaps[0][2] == _rated(stored, window):
@@ -70,6 +75,23 @@ def history(directory: Path, bot: str | None = None) -> list[Snapshot]:
                          games)
                 for run, taken, entry, value, interval, games
                 in store.snapshot_history(list(known)) if entry in known]
+
+
+def damage(directory: Path) -> str | None:
+    """One line saying how the ladder's database is damaged, or None when it is whole (or
+    cannot be opened: the read that follows says why). It reads every page (`PRAGMA
+    quick_check`, the check a run makes before it plays): about 0.15 s per 200 MB."""
+    try:
+        store = LadderStore.open(directory, check=False)
+    except StoreError:
+        return None
+    try:
+        store.check()
+    except StoreError as exc:
+        return str(exc)
+    finally:
+        store.close()
+    return None
 
 
 @contextmanager

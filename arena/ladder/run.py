@@ -34,10 +34,10 @@ from typing import IO, Any
 from arena.core.errors import ArenaError, ConfigError, StoreError
 from arena.core.record import GameRecord
 from arena.ladder import rating
-from arena.ladder.config import LadderConfig, expand_cmd, load_ladder
+from arena.ladder.config import LadderConfig, check_fixed, expand_cmd, load_ladder, played
 from arena.ladder.matchmaking import Entrant, plan_round
 from arena.ladder.read import compute_table
-from arena.ladder.store import LadderStore, Version, reading
+from arena.ladder.store import NEXT_RUN, LadderStore, Version, reading
 from arena.ladder.worker import WORKERS_LOCK, WorkerReferee
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.referee.spec import BotSpec
@@ -52,8 +52,9 @@ from arena.tournament.runner import (
     Runner,
     isolation_warning,
 )
-from arena.tournament.secret import game_seed, read_salt
+from arena.tournament.secret import SALT_NAME, game_seed, read_salt
 from arena.tournament.store import GameKey
+from arena.tournament.workers import RESUME_HINT, DiskFull
 
 log = logging.getLogger(__name__)
 
@@ -180,18 +181,27 @@ class LadderRun:
         """Play the budget's games; store the snapshot.
 
         Raises:
-            ConfigError: fewer playable active bots than seats.
-            StoreError: the database is damaged or not a ladder's.
+            ConfigError: fewer playable active bots than seats, or a ladder.yaml whose
+                `game` or `players_per_game` is not the ladder's.
+            StoreError: the database is damaged (before any game) or not a ladder's.
+            ArenaError: the run stopped (games killed their workers, a full disk); its
+                stored games are kept and the next run goes on.
         """
         store = LadderStore.open(self.directory, check=False)
         try:
             with reading(store.store.path):
                 return self._run(store)
+        except ArenaError as exc:
+            raise _for_ladder(exc) from None
         finally:
             store.close()
 
     def _run(self, store: LadderStore) -> RunResult:
         started = time.monotonic()
+        checker = _Check(self.directory)
+        checker.start()  # reads every page while the workers start
+        known = store.identity()
+        check_fixed(self.config, known, self.directory)
         versions, skipped = _playable(store.active(), self.config, self.directory)
         if len(versions) < self.config.seats:
             raise ConfigError(f"{len(versions)} active bot(s) can play in {self.directory}; a "
@@ -199,36 +209,32 @@ class LadderRun:
                               "add`" + "".join(f"\n{line}" for line in skipped))
         tournament = self.config.tournament([_spec(v) for v in versions], self.directory,
                                             store.fingerprint)
-        salt = read_salt(self.directory)
+        salt = _salt(self.directory)
         runner = self._runner(tournament)
-        checker = _Check(self.directory)
-        runner.on_progress = checker.after_first_game(runner.on_progress)
         with open_executor(runner, store.store,
                            functools.partial(_stored, store)) as pool:
+            checker.result()  # before a byte is written: a damaged file plays no game
+            if known is None:
+                store.save_identity(*played(self.config))
             number = store.start_run(os.getpid())
             runner.progress.total = self.budget.games or 0
-            self._rounds(runner, store, pool, versions, salt, started, checker)
-        checker.result()
+            self._rounds(runner, store, pool, versions, salt, started)
         return self._finish(store, number, tuple(skipped))
 
     def _rounds(self, runner: Runner, store: LadderStore, pool: Executor,
-                versions: Sequence[Version], salt: str, started: float,
-                checker: _Check) -> None:
-        """Finish a killed run's round, then plan and play rounds while the budget lasts
-        (and the database passed its check)."""
+                versions: Sequence[Version], salt: str, started: float) -> None:
+        """Finish a killed run's round, then plan and play rounds while the budget lasts."""
         pending = self._pending(store, {v.entry for v in versions})
         if pending:
             complete = self._play(runner, store, pool, pending, salt,
                                   self.budget.left(0, started))
             self.resumed = self.played
-            checker.result()
             if not complete:
                 return
         while (left := self.budget.left(self.played, started)) > 0:
             plan = self._plan(store, versions, min(left, self.config.batch))
             store.store.add_round(plan)
             self._play(runner, store, pool, plan, salt, left)
-            checker.result()
 
     def _finish(self, store: LadderStore, number: int,
                 skipped: tuple[str, ...] = ()) -> RunResult:
@@ -295,31 +301,15 @@ class LadderRun:
 
 class _Check(threading.Thread):
     """The database's whole-file check, in a thread with its own connection (SQLite lets
-    go of the GIL), started once the first game has: it reads every page (a second or more
-    at 100k games, CPU the starting workers need); `result` raises what it found, and the
-    run stops after the round under way (stored games stay)."""
+    go of the GIL), started with the run: it reads every page (a second or more at 100k
+    games) while the workers start, and `result`, called before the run writes anything,
+    raises what it found, so that a damaged file gets no game (the nightly run would
+    otherwise go on adding games to it, and commit each, until a read met the damage)."""
 
     def __init__(self, directory: Path) -> None:
         super().__init__(name="ladder-check", daemon=True)
         self.directory = directory
         self.error: StoreError | None = None
-        self.begun = False
-
-    def after_first_game(self, then: Callable[[Progress], None]
-                         ) -> Callable[[Progress], None]:
-        """A progress callback that starts the check when a game first runs, then calls
-        `then`."""
-        def progress(state: Progress) -> None:
-            if state.running and not self.begun:
-                self.begin()
-            then(state)
-        return progress
-
-    def begin(self) -> None:
-        """Start the check (once)."""
-        if not self.begun:
-            self.begun = True
-            self.start()
 
     def run(self) -> None:
         try:
@@ -333,10 +323,40 @@ class _Check(threading.Thread):
         Raises:
             StoreError: the database is damaged.
         """
-        self.begin()
         self.join()
         if self.error is not None:
             raise self.error
+
+
+def _for_ladder(exc: ArenaError) -> ArenaError:
+    """The error with a ladder's advice: a stopped run's words (`RESUME_HINT`, from the
+    workers or the cluster) name `--resume`, which `arena ladder run` has no need of."""
+    text = str(exc)
+    if RESUME_HINT not in text:
+        return exc
+    again = text.replace(RESUME_HINT, NEXT_RUN)
+    return DiskFull(again) if isinstance(exc, DiskFull) else ArenaError(again)
+
+
+def _salt(directory: Path) -> str:
+    """The ladder's secret salt.
+
+    Raises:
+        StoreError: it is missing or malformed (one line saying what a ladder can do), or
+            readable by others.
+    """
+    try:
+        return read_salt(directory)
+    except StoreError as exc:
+        if "--out" not in str(exc):  # its mode: `chmod 600` is a ladder's remedy too
+            raise
+        path = directory / SALT_NAME
+        what = "is malformed (64 lowercase hex digits expected)" if path.exists() \
+            else "is missing"
+        raise StoreError(f"{path} {what}: this ladder's game seeds derive from it, and "
+                         "`arena verify` checks its stored games against it: restore it from "
+                         "a backup (without one, start a new ladder with `arena ladder "
+                         "init`)") from None
 
 
 def _spec(version: Version) -> BotSpec:

@@ -37,7 +37,7 @@ from arena.core.game import Json
 from arena.core.record import GameRecord
 from arena.ladder.columns import ROUND_SHIFT, Columns, SeatRow
 from arena.tournament.pairing import RoundPlan
-from arena.tournament.store import DB_NAME, GameKey, Store, explain
+from arena.tournament.store import DB_NAME, Advice, GameKey, Store, explain
 
 LADDER_SCHEMA = """
 CREATE TABLE IF NOT EXISTS versions (
@@ -60,7 +60,19 @@ CREATE TABLE IF NOT EXISTS snapshots (
     last REAL, PRIMARY KEY (run, entry));
 """
 KIND = "ladder"
+ADVICE = Advice(
+    damaged="restore it from a backup (or save what SQLite can still read with the sqlite3 "
+            "shell's .recover); no run plays until it is whole",
+    full="free some space, then try again (the next `arena ladder run` finishes a round "
+         "that a stopped run left)")
+"""What the ladder's database errors tell its user to do (`arena ladder` has no --out or
+--resume: the next run goes on by itself)."""
+NEXT_RUN = ("; the games stored so far are kept: once that is fixed, the next `arena ladder "
+            "run` goes on from there")
+"""How a ladder run's stopping error ends (where `arena run`'s says `RESUME_HINT`)."""
 ACTIVE, SUPERSEDED, RETIRED = "active", "superseded", "retired"
+GAME_KEY, SEATS_KEY = "ladder_game", "ladder_seats"
+"""Meta keys: the game and table size a ladder plays, fixed for its life (`identity`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +213,8 @@ class LadderStore:
         if (directory / DB_NAME).exists():
             raise StoreError(f"{directory} already holds a results database: pick another "
                              "directory for a new ladder")
-        store = Store.open(directory, f"ladder-{secrets.token_hex(8)}", name, create=True)
+        store = Store.open(directory, f"ladder-{secrets.token_hex(8)}", name, create=True,
+                           advice=ADVICE)
         ladder = cls(store, directory)
         ladder._create_tables()
         with store.transaction():
@@ -217,7 +230,7 @@ class LadderStore:
         Raises:
             StoreError: no database, a damaged one, or a tournament's.
         """
-        store = Store.open(directory, None, check=check)
+        store = Store.open(directory, None, check=check, advice=ADVICE)
         if store.meta("kind") != KIND:
             store.close()
             raise StoreError(f"{directory / DB_NAME} holds a tournament, not a ladder")
@@ -326,6 +339,26 @@ class LadderStore:
         """How many games are stored."""
         return int(self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
 
+    # what the ladder plays ---------------------------------------------------------------
+    def identity(self) -> tuple[str, int] | None:
+        """The game and table size this ladder plays: as `init` (or the first run after it)
+        stored them, else as its first stored game says (None: neither is known yet)."""
+        game, seats = self.store.meta(GAME_KEY), self.store.meta(SEATS_KEY)
+        if game is not None and seats is not None:
+            return json.loads(game), int(json.loads(seats))
+        first = self.db.execute("SELECT round, tbl, repeat, game FROM games "
+                                "ORDER BY round, tbl, repeat LIMIT 1").fetchone()
+        if first is None:
+            return None
+        size = self.db.execute("SELECT COUNT(*) FROM seats WHERE round = ? AND tbl = ? AND "
+                               "repeat = ?", first[:3]).fetchone()[0]
+        return str(first[3]).partition("@")[0], int(size)
+
+    def save_identity(self, game: str, seats: int) -> None:
+        """Store the game and table size this ladder plays (`identity`)."""
+        self.store.set_meta(GAME_KEY, game)
+        self.store.set_meta(SEATS_KEY, seats)
+
     # beliefs -----------------------------------------------------------------------------
     def beliefs(self) -> tuple[int, dict[str, Belief]]:
         """The matchmaking's beliefs and the last round they include (0: none)."""
@@ -422,7 +455,7 @@ def reading(path: Path) -> Iterator[None]:
     try:
         yield
     except sqlite3.DatabaseError as exc:
-        raise explain(path, exc) from None
+        raise explain(path, exc, ADVICE) from None
 
 
 def _by_game(rows: Iterable[tuple[Any, ...]]) -> Iterator[list[tuple[Any, ...]]]:

@@ -60,7 +60,21 @@ class OtherRun(StoreError):
         """The other file's fingerprinted keys, where the run kept them."""
 TABLES = frozenset({"meta", "rounds", "games", "seats"})
 """The tables SCHEMA makes: a database without one of them is damaged, not new."""
-_KEPT = "its games were left as they are: move it aside or pick another --out"
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """What an error about a results database tells its user to do next: a tournament's
+    options (`--out`, `--resume`) are not a ladder's (`arena.ladder.store.ADVICE`)."""
+
+    damaged: str
+    """For a damaged file, after "committed games were left as they are: "."""
+    full: str
+    """For a full disk, after "what it held is kept: "."""
+
+
+RUN_ADVICE = Advice(damaged="move it aside or pick another --out",
+                    full="free some space, then run again (with --resume if it holds games)")
 WORKERS_SUFFIX = ".workers"
 """DIR/results.workers: the lock file a run's workers share while they may commit."""
 SALTED, PUBLIC = "salted", "public"
@@ -114,22 +128,26 @@ def file_digest(path: Path) -> str:
 class Store:
     """A connection to one tournament's results database."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, connection: sqlite3.Connection,
+                 advice: Advice = RUN_ADVICE) -> None:
         self.path = path
         self.db = connection
+        self.advice = advice
         self._lock: IO[str] | None = None
         self._worker: IO[str] | None = None
 
     @classmethod
     def open(cls, directory: Path, fingerprint: str | None, name: str = "",
-             create: bool = False, check: bool = True, existing: bool = False) -> Store:
+             create: bool = False, check: bool = True, existing: bool = False,
+             advice: Advice = RUN_ADVICE) -> Store:
         """Open DIR/results.sqlite, creating it (with `fingerprint`) when `create` is set
         and `existing` (`--resume`: it must hold a run already) is not.
 
         `fingerprint` None skips the tournament check (read-only use, e.g. standings).
         `check` False skips the whole-file `quick_check` (it reads every page: seconds at
         100k games), for a process whose parent checked the file, or a reader that turns
-        a damaged page into a `StoreError` when it meets one (`explain`).
+        a damaged page into a `StoreError` when it meets one (`explain`). `advice` is
+        what its errors tell the user to do.
 
         Raises:
             StoreError: missing, damaged, locked, or from another tournament file.
@@ -140,10 +158,10 @@ class Store:
         directory.mkdir(parents=True, exist_ok=True)
         try:
             db = sqlite3.connect(path, timeout=5.0, isolation_level=None)
-            store = cls(path, db)
+            store = cls(path, db, advice)
             store._setup(fingerprint, name, create, check, existing)
         except sqlite3.DatabaseError as exc:
-            raise _explain(path, exc) from exc
+            raise _explain(path, exc, advice) from exc
         return store
 
     def _setup(self, fingerprint: str | None, name: str, create: bool, check: bool,
@@ -161,7 +179,7 @@ class Store:
             tables |= TABLES
         if TABLES - tables:
             raise StoreError(f"{self.path} is damaged: its table(s) "
-                             f"{', '.join(sorted(TABLES - tables))} are gone; {_KEPT}")
+                             f"{', '.join(sorted(TABLES - tables))} are gone; {self._kept}")
         stored = self.meta("fingerprint")
         if fingerprint is not None and stored != fingerprint:
             raise OtherRun(
@@ -187,7 +205,7 @@ class Store:
     def _no_meta(self, tables: set[str], existing: bool) -> str:
         if tables & TABLES:  # games without the tournament they belong to
             return (f"{self.path} is damaged: its meta table (which tournament file its "
-                    f"games belong to) is gone; {_KEPT}")
+                    f"games belong to) is gone; {self._kept}")
         if existing:
             return (f"{self.path} holds no run to resume (it is empty); drop --resume to "
                     "start one")
@@ -210,17 +228,30 @@ class Store:
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
                 ("schema", SCHEMA_VERSION), ("seeds", PUBLIC if held else SALTED)])
 
+    @property
+    def _kept(self) -> str:
+        return f"committed games were left as they are: {self.advice.damaged}"
+
     def check(self) -> None:
         """Read the whole file (`PRAGMA quick_check`).
 
         Raises:
-            StoreError: it is damaged.
+            StoreError: it is damaged (one line: the first problem SQLite names, and how
+                many more it found).
         """
-        check = self.db.execute("PRAGMA quick_check").fetchone()
-        if check is None or check[0] != "ok":
-            raise StoreError(f"{self.path} is damaged ({check[0] if check else 'no answer'}); "
-                             "committed games were left as they are: move it aside or pick "
-                             "another --out")
+        try:
+            found = [line.strip() for row in self.db.execute("PRAGMA quick_check")
+                     for line in str(row[0]).splitlines()
+                     if line.strip() and not line.startswith("*** in database")]
+        except sqlite3.DatabaseError as exc:
+            code = getattr(exc, "sqlite_errorcode", None)
+            if code is None or code & 0xFF != sqlite3.SQLITE_CORRUPT:  # not a database...
+                raise _explain(self.path, exc, self.advice) from exc
+            found = [_one_line(exc)]  # ... or a page it could not even read
+        if found != ["ok"]:
+            more = f"; {len(found) - 1} more problem(s)" if len(found) > 1 else ""
+            raise StoreError(f"{self.path} is damaged ({found[0] if found else 'no answer'}"
+                             f"{more}); {self._kept}")
 
     @property
     def seeds(self) -> str:
@@ -316,7 +347,7 @@ class Store:
         try:
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.DatabaseError as exc:
-            raise _explain(self.path, exc) from exc
+            raise _explain(self.path, exc, self.advice) from exc
         try:
             yield
         except BaseException:
@@ -349,7 +380,7 @@ class Store:
                                      "were left as they are") from None
             return plans
         except sqlite3.DatabaseError as exc:
-            raise _explain(self.path, exc) from exc
+            raise _explain(self.path, exc, self.advice) from exc
 
     # games -------------------------------------------------------------------------------
     def add_game(self, key: GameKey, record: GameRecord) -> bool:
@@ -391,7 +422,7 @@ class Store:
                 games.append(StoredGame(GameKey(r, t, g), record))
             return games
         except sqlite3.DatabaseError as exc:
-            raise _explain(self.path, exc) from exc
+            raise _explain(self.path, exc, self.advice) from exc
 
     def game_rows(self) -> list[GameRow]:
         """Return every stored game as its rows hold it, in schedule order."""
@@ -418,7 +449,7 @@ class Store:
             return rows
         except (sqlite3.DatabaseError, KeyError, ValueError, TypeError) as exc:
             if isinstance(exc, sqlite3.DatabaseError):
-                raise _explain(self.path, exc) from exc
+                raise _explain(self.path, exc, self.advice) from exc
             raise StoreError(f"{self.path}: a seats row is not valid ({exc!r})") from exc
 
     def keys(self) -> set[GameKey]:
@@ -434,26 +465,55 @@ def _parse_record(text: object) -> tuple[GameRecord | None, str | None]:
         return None, f"{type(exc).__name__}: {exc}"
 
 
-def explain(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
-    """One line for an SQLite error on the database at `path` (locked, or damaged)."""
-    return _explain(path, exc)
+def explain(path: Path, exc: sqlite3.DatabaseError,
+            advice: Advice = RUN_ADVICE) -> StoreError:
+    """One line for an SQLite error on the database at `path` (locked, full, or damaged)."""
+    return _explain(path, exc, advice)
 
 
-def full_database(exc: BaseException) -> bool:
-    """Whether SQLite failed for lack of space (a full disk or quota)."""
-    return isinstance(exc, sqlite3.OperationalError) and (
-        getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
-        or "disk is full" in str(exc))
+MIN_FREE = 1 << 20
+"""Bytes free below which an I/O error of SQLite's is taken for a full disk."""
 
 
-def _explain(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
-    text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+def full_database(exc: BaseException, path: Path | None = None) -> bool:
+    """Whether SQLite failed for lack of space (a full disk or quota).
+
+    SQLite says "database or disk is full" only where a write of the database or its
+    journal fails; where it cannot grow the shared-memory file (`-shm`) beside the database,
+    which even a reader of a WAL database writes, it says "disk I/O error". Such an error on
+    a file system with (almost) no space left, where the database at `path` lives, is a full
+    disk too, not a damaged file.
+    """
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL or "disk is full" in str(exc):
+        return True
+    io_error = code is not None and code & 0xFF == sqlite3.SQLITE_IOERR
+    return io_error and path is not None and _space_left(path) < MIN_FREE
+
+
+def _space_left(path: Path) -> int:
+    """Bytes an unprivileged writer may still use on the file system holding `path`."""
+    try:
+        stats = os.statvfs(path if path.is_dir() else path.parent)
+    except OSError:
+        return MIN_FREE
+    return stats.f_bavail * stats.f_frsize
+
+
+def _one_line(exc: BaseException) -> str:
+    return "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+
+
+def _explain(path: Path, exc: sqlite3.DatabaseError,
+             advice: Advice = RUN_ADVICE) -> StoreError:
+    text = _one_line(exc)
     if "locked" in text or "busy" in text:
         return StoreError(f"{path} is locked by another process ({text}); try again when it "
                           "is done")
-    if full_database(exc):
-        return StoreError(f"the disk is full: could not write {path} ({text}); what it held "
-                          "is kept: free some space, then run again (with --resume if it "
-                          "holds games)")
+    if full_database(exc, path):
+        return StoreError(f"the disk is full: could not write {path} ({text}); what it "
+                          f"held is kept: {advice.full}")
     return StoreError(f"{path} is not a usable results database ({text}); committed games "
-                      "were left as they are: move it aside or pick another --out")
+                      f"were left as they are: {advice.damaged}")

@@ -81,7 +81,7 @@ def disk_full(exc: BaseException, out: Path, doing: str = "") -> str | None:
         target = exc.filename or f"in {out}"
         return (f"the disk is full: could not write {target}{doing} "
                 f"({exc.strerror or os.strerror(exc.errno)})")
-    if full_database(exc):
+    if full_database(exc, out / DB_NAME):
         return f"the disk is full: could not commit to {out / DB_NAME}{doing} ({exc})"
     return None
 
@@ -393,8 +393,10 @@ class Pool:
                     pipes.remove(conn)  # SIGTERM mid-send: either way nothing more to read
 
 
-_RESUME = ("; the games committed so far are kept: once that is fixed, run again with "
-           "--resume")
+RESUME_HINT = ("; the games committed so far are kept: once that is fixed, run again with "
+               "--resume")
+"""How a run's stopping error ends (`arena run`'s words: a ladder says its own)."""
+_RESUME = RESUME_HINT
 
 
 class _ParentGone(Exception):

@@ -205,3 +205,36 @@ def test_wait_blocks_until_the_running_one_ends(make_ladder: MakeLadder) -> None
         assert not got and "waiting for the run in progress" in said[0]
     waiter.join()
     assert got == [True]
+
+
+@pytest.mark.parametrize(("old", "new", "key"), [
+    ("game: machiavelli", "game: machiavelli-rummy", "game"),
+    ("players_per_game: 2", "players_per_game: 3", "players_per_game")])
+def test_a_changed_game_or_table_size_is_refused_in_one_line(
+        make_ladder: MakeLadder, old: str, new: str, key: str) -> None:
+    directory = make_ladder(bots=4)
+    play(directory, 4)
+    path = directory / "ladder.yaml"
+    path.write_text(path.read_text().replace(old, new))
+    for attempt in (lambda: play(directory, 4), lambda: read.standings(directory)):
+        with pytest.raises(ConfigError) as info:
+            attempt()
+        message = str(info.value)
+        assert message.startswith(f"{path}: the file says `{new}`, but this ladder's "
+                                  f"database holds `{old}` "), message
+        assert "\n" not in message
+    path.write_text(path.read_text().replace(new, old))
+    assert play(directory, 4).played == 4, "put back, the ladder plays on"
+
+
+def test_a_ladder_from_before_the_stored_game_is_held_to_its_games(
+        make_ladder: MakeLadder) -> None:
+    """A ladder made before init stored its game: its stored games say what it plays."""
+    directory = make_ladder(bots=4)
+    play(directory, 4)
+    with closing(sqlite3.connect(directory / "results.sqlite")) as db, db:
+        db.execute("DELETE FROM meta WHERE key IN ('ladder_game', 'ladder_seats')")
+    path = directory / "ladder.yaml"
+    path.write_text(path.read_text().replace("players_per_game: 2", "players_per_game: 3"))
+    with pytest.raises(ConfigError, match="`players_per_game: 2`"):
+        play(directory, 4)
