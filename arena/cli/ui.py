@@ -16,8 +16,11 @@ from rich.console import Console
 from rich.logging import RichHandler
 from rich.table import Table
 
-console = Console()
-err_console = Console(stderr=True)
+console = Console(soft_wrap=not sys.stdout.isatty())
+err_console = Console(stderr=True, soft_wrap=not sys.stderr.isatty())
+"""Where the output is no terminal (a file, a pipe, a cron log) a line printed is one line:
+rich's 80 columns there broke a warning in two, and `grep` or `tail -1` caught half. On a
+terminal rich wraps at word boundaries, as before."""
 
 
 STDERR_HANDLER = "arena-stderr"
