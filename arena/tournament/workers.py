@@ -427,6 +427,7 @@ def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    _release_fork_server()
     forward(conn, index, log_level)
     _pin(core)
     if environ is not None:
@@ -465,6 +466,23 @@ def worker_main(index: int, bots: Sequence[BotSpec], time_control: TimeControl,
             _send(conn, event)
     finally:
         conn.close()
+
+
+def _release_fork_server() -> None:
+    """Close this worker's end of the pipe that keeps the fork server alive.
+
+    multiprocessing hands every child of the fork server that end (so that it could start
+    processes through the server too; a worker never does), and the server exits only when
+    every copy is closed. Kept, a run killed with SIGKILL left its server running as long
+    as its workers did, so the SIGTERM a ladder's workers ask for at their parent's death
+    (`arena.ladder.worker`) never came: each played its game out and committed it, up to
+    half a minute later (found by a scheduler's audit)."""
+    server = getattr(forkserver, "_forkserver", None)
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    if isinstance(fd, int):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        server._forkserver_alive_fd = None  # type: ignore[union-attr]
 
 
 def _receive(conn: Connection) -> tuple[Job, tuple[str, ...]] | None:

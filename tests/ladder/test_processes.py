@@ -104,6 +104,41 @@ def test_sigkill_mid_run_then_a_new_run_loses_and_doubles_nothing(tmp_path: Path
     assert max(int(str(r[0])) for r in planned) == last
 
 
+HANGING_BOT = """\
+import signal
+from arena.client import run
+def act(request):
+    signal.pause()  # never answers: only a stop ends its game
+run(act, name="hangs", version="1")
+"""
+
+
+def test_sigkill_mid_game_stops_the_orphaned_workers_without_committing(
+        tmp_path: Path) -> None:
+    # the fork server outlived the run while a worker held its keep-alive pipe, so the
+    # workers' parent-death signal never came and each played its game out, then committed
+    directory = tmp_path / "ladder"
+    members.init(directory, config_text="game: machiavelli\nplayers_per_game: 2\nseed: 5\n"
+                                        "sandbox: none\ntime: {move_ms: 3600000}\n")
+    bot = tmp_path / "hangs.py"
+    bot.write_text(HANGING_BOT)
+    members.add(directory, "hangs", f"{sys.executable} {bot}", version="v1")
+    members.add(directory, "random", "builtin:random", version="v1")
+    process = start(directory, "--games", "2")
+
+    def waiting_on_the_bot() -> bool:
+        assert process.poll() is None, process.communicate()
+        return any("starts" in log.read_text() for log in directory.glob("logs/hangs*.log"))
+
+    wait_until(waiting_on_the_bot, "a game waiting on the hanging bot")
+    family = descendants(process.pid)
+    process.send_signal(signal.SIGKILL)
+    process.communicate()
+    wait_until(lambda: not [pid for pid in family if alive(pid)], "nothing left running")
+    assert stored(directory) == 0
+    assert not list((directory / "replays").glob("*.jsonl"))
+
+
 def test_sigterm_stops_a_run_cleanly(tmp_path: Path) -> None:
     directory = ladder(tmp_path)
     process = start(directory, "--games", "400")
