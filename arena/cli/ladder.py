@@ -101,6 +101,9 @@ def add(directory: Path, name: str, cmd: str, cwd: Path | None, version: str | N
     entry = result.version.entry
     if result.outcome is members.Added.UNCHANGED:
         console.print(f"{entry} is already the active version: nothing changed")
+    elif result.outcome is members.Added.MOVED:
+        console.print(f"{entry} is the active version, its files unchanged: it now runs "
+                      f"{' '.join(result.version.cmd)!r} in {result.version.cwd}")
     elif result.outcome is members.Added.RESTORED:
         console.print(f"{entry} is active again (replacing {result.replaced or 'nothing'})")
     elif result.replaced:

@@ -8,6 +8,7 @@ active version again changes nothing; adding an older version again makes it act
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import os
 import re
@@ -39,6 +40,9 @@ class Added(StrEnum):
     """The bot's active version is already this one: nothing changed."""
     RESTORED = "restored"
     """An earlier version of the bot was made active again."""
+    MOVED = "moved"
+    """The same version (the same files) from another place: its command and folder are
+    taken from this `add` (a club that moved its bots' folders)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +202,13 @@ def _add(store: LadderStore, bot: str, label: str, argv: tuple[str, ...], home: 
     known = {v.version: v for v in store.versions(bot)}
     current = next((v for v in known.values() if v.status == ACTIVE), None)
     if label in known:
-        return _again(store, known[label], current)
+        found = known[label]
+        if (found.cmd, found.cwd) != (argv, str(home)):
+            store.relocate(found.bot, found.version, argv, str(home))
+            found = dataclasses.replace(found, cmd=argv, cwd=str(home))
+            if found.status == ACTIVE:
+                return AddResult(Added.MOVED, found, found.entry)
+        return _again(store, found, current)
     new = Version(bot, label, argv, str(home), dict(env or {}),
                   current.entry if current else None, time.time(), ACTIVE)
     store.register(new)

@@ -289,6 +289,12 @@ class LadderStore:
                  version.cwd, json.dumps(version.env, sort_keys=True), version.previous,
                  version.added, ACTIVE))
 
+    def relocate(self, bot: str, version: str, cmd: Sequence[str], cwd: str) -> None:
+        """Give a version its command and folder anew (the same files, moved)."""
+        with self.store.transaction():
+            self.db.execute("UPDATE versions SET cmd = ?, cwd = ? WHERE bot = ? AND version = ?",
+                            (json.dumps(list(cmd)), cwd, bot, version))
+
     def set_status(self, bot: str, version: str, status: str) -> None:
         """Change a version's status (an activated one supersedes its bot's active one)."""
         with self.store.transaction():

@@ -109,3 +109,20 @@ def test_ladder_yaml_takes_bot_files_as_a_tournament_file_does() -> None:
         parse_ladder("game: machiavelli\nbot_files: copied\n", "ladder.yaml")
     assert caught.value.problems == [
         "ladder.yaml:2: bot_files 'copied' is not one of bundle, shared"]
+
+
+def test_a_moved_folder_is_taken_from_the_next_add(tmp_path: Path,
+                                                   make_ladder: MakeLadder) -> None:
+    # "already the active version: nothing changed" kept the old path, and the bot never
+    # played again: its cwd was no directory (found by a scheduler's audit)
+    directory = make_ladder(bots=0)
+    folder = bot_folder(tmp_path)
+    first = members.add(directory, "alice", "python bot.py", cwd=folder)
+    moved = folder.rename(tmp_path / "bots-alice")
+    again = members.add(directory, "alice", "python bot.py", cwd=moved)
+    assert again.outcome is Added.MOVED and again.version.entry == first.version.entry
+    [version] = read.versions(directory)
+    assert version.cwd == str(moved.resolve()) and version.status == "active"
+    assert members.add(directory, "alice", "python bot.py", cwd=moved).outcome is \
+        Added.UNCHANGED
+
