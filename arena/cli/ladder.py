@@ -24,10 +24,11 @@ from arena.cli.run import report_hook, write_report
 from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ConfigError
 from arena.ladder import members, read
-from arena.ladder.config import require_ladder
+from arena.ladder.config import expand_cmd, require_ladder
 from arena.ladder.run import Budget, LadderBusy, LadderRun, handle_signals, ladder_lock
 from arena.ladder.store import Row, Snapshot
-from arena.tournament.config import MAX_CONCURRENCY
+from arena.referee.spec import BotSpec
+from arena.tournament.config import MAX_CONCURRENCY, bot_problems
 from arena.tournament.outputs import markdown
 from arena.tournament.runner import Progress
 
@@ -111,6 +112,11 @@ def add(directory: Path, name: str, cmd: str, cwd: Path | None, version: str | N
                       "and is no longer scheduled")
     else:
         console.print(f"{entry} added")
+    found = result.version
+    spec = BotSpec(entry, expand_cmd(found.cmd), found.cwd, found.env)
+    for problem in bot_problems(spec):  # said now, not first in the night's run
+        err_console.print(f"warning: {entry} cannot start as it stands: {problem} (each run "
+                          "leaves it out until it can)", highlight=False, markup=False)
 
 
 @ladder.command(short_help="Stop scheduling a bot (its games and history stay).")

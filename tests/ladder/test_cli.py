@@ -38,6 +38,20 @@ def test_init_add_list_and_retire(runner: CliRunner, tmp_path: Path) -> None:
     assert "superseded" in listed and "retired" in listed and "builtin:default" in listed
 
 
+def test_a_bot_that_cannot_start_is_said_at_add(runner: CliRunner, tmp_path: Path) -> None:
+    # it was said first by the night's run, as a warning, and add exited 0 in silence
+    directory = tmp_path / "club"
+    runner.invoke(main, ["ladder", "init", str(directory), "--game", "machiavelli"])
+    result = runner.invoke(main, ["ladder", "add", str(directory), "gone", "--cmd",
+                                  "/nonexistent/bot --x"])
+    assert result.exit_code == 0, result.output  # registered all the same: it may come
+    assert "warning: gone@" in result.output
+    assert "command '/nonexistent/bot' not found" in result.output
+    fine = runner.invoke(main, ["ladder", "add", str(directory), "ok", "--cmd",
+                                "builtin:random"])
+    assert "warning" not in fine.output
+
+
 def test_standings_and_history_in_every_format(runner: CliRunner,
                                                make_ladder: MakeLadder) -> None:
     directory = make_ladder(bots=3)
