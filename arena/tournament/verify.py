@@ -38,6 +38,8 @@ from arena.tournament.standings import Standings
 from arena.tournament.store import PUBLIC, GameRow, Store, StoredGame
 
 REPLAYS = "replays"
+LADDER_FILE = "ladder.yaml"
+"""What makes a directory a ladder (`arena.ladder.config.CONFIG_NAME`: an outer ring)."""
 
 
 @dataclass
@@ -97,7 +99,11 @@ def verify_run(directory: Path, registry: Registry) -> Report:
                             "files of games in play and the standings files are not checked")
         return report
     _check_unreferenced(run, report)
-    if rules != RULES:  # its results.json was ranked by other rules (fewer keys, too)
+    if (directory / LADDER_FILE).exists():  # no results.json: a rating, kept in the database
+        report.notes.append("a ladder: its games are verified; its standings are ratings "
+                            f"(`arena ladder standings {directory}`), with no results.json "
+                            "or standings.csv to compare")
+    elif rules != RULES:  # its results.json was ranked by other rules (fewer keys, too)
         report.notes.append(
             f"results.json and standings.csv not compared: the run was begun under older "
             f"tournament rules ({rules}; this arena follows {RULES}); `arena standings "

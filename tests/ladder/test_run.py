@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 
 from arena.core.errors import ConfigError
+from arena.games import REGISTRY
 from arena.ladder import members, read
 from arena.ladder.read import compute_table
 from arena.ladder.run import Budget, LadderBusy, LadderRun, ladder_lock
 from arena.ladder.store import LadderStore
 from arena.tournament.pairing import RoundPlan
 from arena.tournament.secret import SALT_NAME
+from arena.tournament.verify import verify_run
 from tests.conditions import wait_until
 from tests.ladder.conftest import MakeLadder, play
 from tests.tournament.fakes import FakeReferee
@@ -238,3 +240,14 @@ def test_a_ladder_from_before_the_stored_game_is_held_to_its_games(
     path.write_text(path.read_text().replace("players_per_game: 2", "players_per_game: 3"))
     with pytest.raises(ConfigError, match="`players_per_game: 2`"):
         play(directory, 4)
+
+
+def test_arena_verify_checks_a_ladders_games_and_calls_it_a_ladder(
+        make_ladder: MakeLadder) -> None:
+    # it said "the run was begun under older tournament rules (1; this arena follows 5)"
+    directory = make_ladder(bots=3)
+    LadderRun(directory, Budget(games=3), concurrency=1).run()  # the real referee
+    report = verify_run(directory, REGISTRY)
+    assert report.games == 3 and not report.mismatches
+    assert [n for n in report.notes if "ladder" in n] and \
+        not [n for n in report.notes if "older tournament rules" in n], report.notes
