@@ -199,7 +199,7 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
     resumed = f" ({result.resumed} finishing a stopped run's round)" if result.resumed else ""
     console.print(f"run {result.run}: {result.played} game(s) played{resumed}; "
                   f"{result.stored} in the ladder")
-    _print_standings(directory, "table", all_versions=False, limit=10)
+    print_standings(directory, "table", all_versions=False, limit=10)
     if not no_report:
         write_report(directory)
 
@@ -234,7 +234,7 @@ def standings(directory: Path, fmt: str, all_versions: bool) -> None:
     fit), games, win rate, mean placing, faults, last game and the trend since the
     previous run."""
     _readable(directory)
-    _print_standings(directory, fmt, all_versions)
+    print_standings(directory, fmt, all_versions)
 
 
 def _readable(directory: Path) -> None:
@@ -249,7 +249,7 @@ COLUMNS = ("rank", "bot", "version", "status", "rating", "interval", "games", "w
            "mean_placing", "faults", "timeouts", "forfeits", "last_played", "trend")
 
 
-def _print_standings(directory: Path, fmt: str, all_versions: bool,
+def print_standings(directory: Path, fmt: str, all_versions: bool,
                      limit: int | None = None) -> None:
     table = read.standings(directory, all_versions)
     rows = list(table.rows)

@@ -17,6 +17,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from arena.cli.ladder import print_standings
 from arena.cli.ui import console, err_console
 from arena.report.data import RunData, load_run
 from arena.report.site import Built, build_report, build_viewer
@@ -43,6 +44,11 @@ def report(directory: Path, out: Path | None, fmt: str, open_: bool) -> None:
     """
     run = load_run(directory)
     if fmt == "md":
+        if run.ladder is not None:
+            # ranked by rating, as its standings and the HTML report are (run.table, the
+            # tournament view of its games, ranks by points: another order)
+            print_standings(directory, "md", all_versions=True)
+            return
         click.echo(markdown_report(run.name, run.table), nl=False)
         return
     started = time.monotonic()

@@ -69,6 +69,9 @@ def test_standings_and_history_in_every_format(runner: CliRunner,
     assert [int(r["rank"]) for r in rows] == [1, 2, 3]
     md = runner.invoke(main, ["ladder", "standings", str(directory), "--format", "md"]).output
     assert md.startswith("| # | bot |")
+    # arena report ranked a ladder by tournament points, another order than its ratings'
+    report = runner.invoke(main, ["report", str(directory), "--format", "md"])
+    assert report.exit_code == 0 and report.output == md, report.output
     history = json.loads(runner.invoke(main, ["ladder", "history", str(directory), "bot1",
                                               "--format", "json"]).output)["history"]
     assert [(p["run"], p["bot"], p["games"]) for p in history] == [
