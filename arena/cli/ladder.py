@@ -7,6 +7,7 @@ import io
 import json
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from arena.cli.options import (
 from arena.cli.run import report_hook, write_report
 from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ConfigError
+from arena.core.record import ForfeitReason
 from arena.ladder import members, read
 from arena.ladder.config import expand_cmd, require_ladder
 from arena.ladder.run import Budget, LadderBusy, LadderRun, handle_signals, ladder_lock
@@ -196,6 +198,12 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
         sys.exit(130)
     for line in result.skipped:
         err_console.print(f"[yellow]warning: {line}[/]")
+    for bot, why in sorted(lines.absent.items()):
+        if bot not in lines.present:  # it took a share of the night's games and played none
+            err_console.print(f"warning: {bot} never connected in this run: its "
+                              f"{lines.seated[bot]} game(s) were forfeits ({why}); see "
+                              f"{directory / 'logs' / (bot + '.log')}", highlight=False,
+                              markup=False)
     resumed = f" ({result.resumed} finishing a stopped run's round)" if result.resumed else ""
     console.print(f"run {result.run}: {result.played} game(s) played{resumed}; "
                   f"{result.stored} in the ladder")
@@ -209,12 +217,23 @@ class _Lines:
 
     def __init__(self) -> None:
         self.done = 0
+        self.seated: Counter[str] = Counter()
+        self.absent: dict[str, str] = {}
+        """Each bot that forfeited a game of this run without connecting: why, last."""
+        self.present: set[str] = set()
 
     def update(self, state: Progress) -> None:
         if state.done == self.done or state.last is None:
             return
         self.done = state.done
         record = state.last
+        forfeits = record.details.get("forfeits", {})
+        for seat in record.seats:
+            self.seated[seat.bot] += 1
+            if seat.forfeit is ForfeitReason.NO_CONNECT:
+                self.absent[seat.bot] = str(forfeits.get(str(seat.seat), "no_connect"))
+            else:
+                self.present.add(seat.bot)
         order = ", ".join(f"{s.placing} {s.bot}" for s in sorted(record.seats,
                                                                 key=lambda s: s.placing))
         total = f"/{state.total}" if state.total else ""

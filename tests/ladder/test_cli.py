@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.cli.ladder import BUSY
+from arena.ladder import members
 from arena.ladder.run import ladder_lock
 from tests.ladder.conftest import MakeLadder, play
 
@@ -153,3 +154,19 @@ def test_init_from_the_example_file_and_its_usage_errors(runner: CliRunner,
     wrong = runner.invoke(main, ["ladder", "init", str(tmp_path / "y"), "--config", str(bad)])
     assert wrong.exit_code == 1 and "bad.yaml:2: 'batch'" in wrong.output
     assert not (tmp_path / "y").exists()
+
+
+def test_a_bot_that_never_connects_is_named_after_the_run(runner: CliRunner,
+                                                          make_ladder: MakeLadder) -> None:
+    # it took its share of each night's games, every one a forfeit, and the run said
+    # nothing at its end (found by a scheduler's audit)
+    directory = make_ladder(bots=2, extra="sandbox: none\n")
+    members.add(directory, "broken", f"{sys.executable} -c 'import sys; sys.exit(3)'",
+                version="v1")
+    result = runner.invoke(main, ["ladder", "run", str(directory), "--games", "3", "-j", "1",
+                                  "--no-report"])
+    assert result.exit_code == 0, result.output
+    [line] = [ln for ln in result.output.splitlines() if "never connected" in ln]
+    assert line.startswith("warning: broken@v1 never connected in this run: its ")
+    assert "exited with status 3" in line and "logs/broken@v1.log" in line
+    assert "bot0@v1 never" not in result.output
