@@ -204,9 +204,11 @@ class LadderRun:
         check_fixed(self.config, known, self.directory)
         versions, skipped = _playable(store.active(), self.config, self.directory)
         if len(versions) < self.config.seats:
+            for line in skipped:  # first, so that the error is the last line (tail -1)
+                log.warning("%s", line)
             raise ConfigError(f"{len(versions)} active bot(s) can play in {self.directory}; a "
                               f"table needs {self.config.seats}: add bots with `arena ladder "
-                              "add`" + "".join(f"\n{line}" for line in skipped))
+                              "add`" + (" or fix those above" if skipped else ""))
         tournament = self.config.tournament([_spec(v) for v in versions], self.directory,
                                             store.fingerprint)
         salt = _salt(self.directory)

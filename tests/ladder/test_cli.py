@@ -170,3 +170,18 @@ def test_a_bot_that_never_connects_is_named_after_the_run(runner: CliRunner,
     assert line.startswith("warning: broken@v1 never connected in this run: its ")
     assert "exited with status 3" in line and "logs/broken@v1.log" in line
     assert "bot0@v1 never" not in result.output
+
+
+def test_when_no_table_can_be_made_the_error_is_the_last_line(runner: CliRunner,
+                                                              tmp_path: Path) -> None:
+    # a cron log's `tail -1` showed a bot's reason, the error above it
+    directory = tmp_path / "club"
+    members.init(directory, config_text="game: machiavelli\nplayers_per_game: 2\n")
+    members.add(directory, "a", "/nonexistent/a", version="v1")
+    members.add(directory, "b", "builtin:random", version="v1")
+    result = runner.invoke(main, ["ladder", "run", str(directory), "--games", "1"])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert lines[-1].startswith("Error: 1 active bot(s) can play in ")
+    assert lines[-1].endswith("or fix those above")
+    assert any("a@v1 is not scheduled in this run" in line for line in lines[:-1])
