@@ -178,8 +178,10 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
     require_ladder(directory)
     handle_signals()
     lines = _Lines()
+    locked = False
     try:
         with ladder_lock(directory, wait, on_wait=lambda line: click.echo(line, err=True)):
+            locked = True
             job = LadderRun(directory, Budget(games, minutes), concurrency=concurrency,
                             on_progress=lines.update, sandbox=sandbox, cluster=cluster,
                             after_store=None if no_report else report_hook(directory),
@@ -194,7 +196,9 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
         sys.exit(BUSY)
     except KeyboardInterrupt:
         click.echo(f"interrupted: {lines.done} game(s) of this run are stored; the next run "
-                   "finishes the round it left", err=True)
+                   "finishes the round it left" if locked else
+                   "interrupted while waiting for the other run: this one played nothing",
+                   err=True)
         sys.exit(130)
     for line in result.skipped:
         err_console.print(f"[yellow]warning: {line}[/]")

@@ -12,6 +12,7 @@ from contextlib import closing
 from pathlib import Path
 
 from arena.ladder import members
+from arena.ladder.run import ladder_lock
 from arena.tournament.store import file_digest
 from tests.conditions import PATIENCE_S, interruptible, wait_until
 from tests.tournament.test_resume import alive, descendants
@@ -151,3 +152,18 @@ def test_sigterm_stops_a_run_cleanly(tmp_path: Path) -> None:
     assert "the next run finishes the round it left" in err.decode()
     wait_until(lambda: not [pid for pid in family if alive(pid)], "nothing left running")
     check_whole(directory)
+
+
+def test_a_waiting_run_stopped_says_it_played_nothing(tmp_path: Path) -> None:
+    # it said "0 game(s) of this run are stored; the next run finishes the round it left"
+    directory = ladder(tmp_path)
+    with ladder_lock(directory, wait=False):
+        process = start(directory, "--games", "2", "--wait")
+        assert process.stderr is not None
+        assert b"waiting for the run in progress" in process.stderr.readline()
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=PATIENCE_S)
+    assert process.returncode == 130
+    assert err.decode().strip().endswith("interrupted while waiting for the other run: "
+                                         "this one played nothing")
+    assert stored(directory) == 0
