@@ -234,7 +234,9 @@ def _own_dirs(argv: Sequence[str], cwd: str | None) -> list[str]:
         if not (path.is_absolute() and os.path.exists(path)):  # False, not an error, on EACCES
             continue
         real = str(path.resolve() if os.path.isdir(path) else path.resolve().parent)
-        if not _system(real) and not any(_inside(real, r) for r in runtime):
+        # an argument naming / (`bot.py /`) would give the bot the whole machine, and
+        # bubblewrap could not even make /run/arena on it: the bot starts without it
+        if real != "/" and not _system(real) and not any(_inside(real, r) for r in runtime):
             dirs.append(real)
     return dirs
 

@@ -39,6 +39,18 @@ def test_a_program_behind_a_linked_directory_starts(bwrap: str, tmp_path: Path) 
     assert output(bwrap, [sys.executable, given], tmp_path) == "bot.py ran"
 
 
+def test_an_argument_naming_the_root_gives_the_bot_no_more_than_its_own(
+        bwrap: str, tmp_path: Path) -> None:
+    # `/` was bound as the bot's own directory: the whole machine, read-only, and bwrap
+    # then failed ("Can't mkdir /run/arena")
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "secret").write_text("not the bot's")
+    (tmp_path / "bot" / "bot.py").write_text(
+        SCRIPT + f"print(os.path.exists({str(tmp_path / 'secret')!r}))\n")
+    got = output(bwrap, [sys.executable, str(tmp_path / "bot" / "bot.py"), "/"], tmp_path)
+    assert got.splitlines() == ["bot.py ran", "False"]
+
+
 def test_a_program_given_with_dot_dot_starts(bwrap: str, tmp_path: Path) -> None:
     (tmp_path / "bot").mkdir()
     (tmp_path / "elsewhere").mkdir()
