@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -242,8 +243,21 @@ class _Lines:
                                                                 key=lambda s: s.placing))
         total = f"/{state.total}" if state.total else ""
         label = Path(record.replay).stem if record.replay else "game"
-        click.echo(f"[{state.done}{total}] {label}: {order} | faults {state.faults}, "
-                   f"timeouts {state.timeouts}, forfeits {state.forfeits}")
+        try:
+            click.echo(f"[{state.done}{total}] {label}: {order} | faults {state.faults}, "
+                       f"timeouts {state.timeouts}, forfeits {state.forfeits}")
+        except BrokenPipeError:  # `| head`, a log reader gone: the games matter, not the lines
+            _stdout_closed()
+
+
+def _stdout_closed() -> None:
+    """Go on without stdout, once its reader has gone (said once, on stderr): the run
+    stopped there with status 1 and no word, its round unfinished and no snapshot taken
+    (found by a scheduler's audit, `arena ladder run ... | head -1`)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # later writes, and the flush at exit, succeed
+    os.close(devnull)
+    click.echo("stdout was closed: the run goes on without its progress lines", err=True)
 
 
 @ladder.command(short_help="Print the ladder's table.")

@@ -167,3 +167,20 @@ def test_a_waiting_run_stopped_says_it_played_nothing(tmp_path: Path) -> None:
     assert err.decode().strip().endswith("interrupted while waiting for the other run: "
                                          "this one played nothing")
     assert stored(directory) == 0
+
+
+def test_a_run_whose_stdout_closes_plays_on(tmp_path: Path) -> None:
+    # `arena ladder run ... | head -1`: it stopped with status 1 and no word, its round
+    # unfinished, at the first progress line after the reader had gone
+    directory = ladder(tmp_path)
+    process = start(directory, "--games", "6", "--no-report")
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith(b"[1/6]")
+    process.stdout.close()  # the reader goes
+    err = process.stderr.read()
+    process.stderr.close()
+    process.wait(timeout=PATIENCE_S)
+    assert process.returncode == 0, err.decode()
+    assert b"stdout was closed: the run goes on without its progress lines" in err
+    assert stored(directory) == 6
+    check_whole(directory)
