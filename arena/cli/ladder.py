@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import sys
 import time
 from collections import Counter
@@ -23,7 +22,7 @@ from arena.cli.options import (
     sandbox_option,
 )
 from arena.cli.run import report_hook, write_report
-from arena.cli.ui import console, err_console, fitted_table
+from arena.cli.ui import console, err_console, fitted_table, progress_echo
 from arena.core.errors import ConfigError
 from arena.core.record import ForfeitReason
 from arena.ladder import members, read
@@ -243,21 +242,8 @@ class _Lines:
                                                                 key=lambda s: s.placing))
         total = f"/{state.total}" if state.total else ""
         label = Path(record.replay).stem if record.replay else "game"
-        try:
-            click.echo(f"[{state.done}{total}] {label}: {order} | faults {state.faults}, "
-                       f"timeouts {state.timeouts}, forfeits {state.forfeits}")
-        except BrokenPipeError:  # `| head`, a log reader gone: the games matter, not the lines
-            _stdout_closed()
-
-
-def _stdout_closed() -> None:
-    """Go on without stdout, once its reader has gone (said once, on stderr): the run
-    stopped there with status 1 and no word, its round unfinished and no snapshot taken
-    (found by a scheduler's audit, `arena ladder run ... | head -1`)."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())  # later writes, and the flush at exit, succeed
-    os.close(devnull)
-    click.echo("stdout was closed: the run goes on without its progress lines", err=True)
+        progress_echo(f"[{state.done}{total}] {label}: {order} | faults {state.faults}, "
+                      f"timeouts {state.timeouts}, forfeits {state.forfeits}")
 
 
 @ladder.command(short_help="Print the ladder's table.")

@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.cli.options import check_pinning, cluster_option, pin_workers_option, sandbox_option
-from arena.cli.ui import console, err_console, fitted_table, logs_through
+from arena.cli.ui import console, err_console, fitted_table, logs_through, progress_echo
 from arena.core.errors import ArenaError
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.tournament.config import MAX_CONCURRENCY, load_config, preflight
@@ -300,7 +300,7 @@ class _ProgressLines:
     def update(self, state: RunProgress) -> None:
         if self.seen < 0:
             stored = f", {state.resumed} already stored" if state.resumed else ""
-            click.echo(f"{state.total} games to play{stored}")
+            progress_echo(f"{state.total} games to play{stored}")
             self.shown = state.done
         if state.done == self.seen or state.last is None:
             self.seen = state.done
@@ -310,7 +310,7 @@ class _ProgressLines:
         if state.done - self.shown < step and state.done < state.total:
             return
         self.shown = state.done
-        click.echo(progress_line(state))
+        progress_echo(progress_line(state))
 
 
 def progress_line(state: RunProgress) -> str:

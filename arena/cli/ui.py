@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Literal
 
+import click
 from rich import box
 from rich.console import Console
 from rich.logging import RichHandler
@@ -88,3 +90,18 @@ def fitted_table(title: str, columns: Sequence[tuple[str, Justify]],
         else:
             table.add_column(name, justify=justify, no_wrap=True)
     return table
+
+
+def progress_echo(line: str) -> None:
+    """Print a progress line; once stdout's reader has gone (`| head`, a log reader
+    killed), go on without it, saying so once on stderr. The run stopped at the next line
+    (a ladder: status 1 and no word, its round unfinished; `arena run`: "cannot write the
+    results ...: Broken pipe"): the games matter, not the lines (found by a scheduler's
+    audit)."""
+    try:
+        click.echo(line)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # later writes, and the flush at exit, pass
+        os.close(devnull)
+        click.echo("stdout was closed: the run goes on without its progress lines", err=True)

@@ -155,3 +155,21 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path, sig: int) -
     with closing(sqlite3.connect(out / "results.sqlite")) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     os.sync()
+
+
+def test_a_run_whose_stdout_closes_plays_on(tmp_path: Path) -> None:
+    # `arena run ... | head -1`: it stopped with "cannot write the results in OUT: Broken
+    # pipe", which sent the organiser to the disk
+    file = tmp_path / "t.yaml"
+    file.write_text(TOURNAMENT)
+    out = tmp_path / "out"
+    process = start(file, out)
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline() == f"{GAMES} games to play\n".encode()
+    process.stdout.close()
+    err = process.stderr.read()
+    process.stderr.close()
+    process.wait(timeout=PATIENCE_S)
+    assert process.returncode == 0, err.decode()
+    assert b"stdout was closed: the run goes on without its progress lines" in err
+    assert stored(out) == GAMES
