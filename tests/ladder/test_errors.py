@@ -7,9 +7,7 @@ from __future__ import annotations
 import errno
 import os
 import random
-import signal
 import sqlite3
-from collections.abc import Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
 
@@ -18,14 +16,12 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.core.errors import ArenaError, StoreError
-from arena.core.game import Json
-from arena.core.record import GameRecord
 from arena.ladder import members
 from arena.ladder.run import Budget, LadderRun
 from arena.ladder.store import LadderStore
 from arena.tournament import store as tournament_store
 from tests.ladder.conftest import MakeLadder, play
-from tests.tournament.fakes import FakeReferee, half_a_replay
+from tests.tournament.fakes import AlwaysDiesReferee, FakeReferee, FullDiskReferee
 
 VICTIM = "r1-t1-g0"
 """The ladder game the failing referees below fail on (round 1 has 4 tables)."""
@@ -88,26 +84,16 @@ def test_a_whole_database_gets_no_warning(runner: CliRunner, make_ladder: MakeLa
     assert result.exit_code == 0 and "warning" not in result.output, result.output
 
 
-class KillsItsWorker(FakeReferee):
+class KillsItsWorker(AlwaysDiesReferee):
     """Its worker process is killed (SIGKILL) in game VICTIM, every time."""
 
-    def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
-             replay: Path | None = None) -> GameRecord:
-        if replay is not None and replay.stem == VICTIM:
-            half_a_replay(replay)
-            os.kill(os.getpid(), signal.SIGKILL)
-        return super().play(game, rules, seed, seating, replay)
+    victim = VICTIM
 
 
-class FillsTheDisk(FakeReferee):
+class FillsTheDisk(FullDiskReferee):
     """The disk fills up while game VICTIM's replay is written."""
 
-    def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
-             replay: Path | None = None) -> GameRecord:
-        if replay is not None and replay.stem == VICTIM:
-            half_a_replay(replay)
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(replay))
-        return super().play(game, rules, seed, seating, replay)
+    victim = VICTIM
 
 
 @pytest.mark.parametrize(("referee", "start"), [

@@ -114,22 +114,26 @@ class DiesOnceReferee(FakeReferee):
 
 
 class AlwaysDiesReferee(FakeReferee):
-    """Its worker process is killed (SIGKILL, as the OOM killer does) in game VICTIM."""
+    """Its worker process is killed (SIGKILL, as the OOM killer does) in game `victim`."""
+
+    victim = VICTIM
 
     def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
              replay: Path | None = None) -> GameRecord:
-        if replay is not None and replay.stem == VICTIM:
+        if replay is not None and replay.stem == self.victim:
             half_a_replay(replay)
             os.kill(os.getpid(), signal.SIGKILL)
         return super().play(game, rules, seed, seating, replay)
 
 
 class FullDiskReferee(FakeReferee):
-    """The disk fills up while game VICTIM's replay is written."""
+    """The disk fills up while game `victim`'s replay is written."""
+
+    victim = VICTIM
 
     def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
              replay: Path | None = None) -> GameRecord:
-        if replay is not None and replay.stem == VICTIM:
+        if replay is not None and replay.stem == self.victim:
             half_a_replay(replay)
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(replay))
         return super().play(game, rules, seed, seating, replay)
