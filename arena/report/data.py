@@ -18,11 +18,12 @@ import yaml
 from arena import __version__
 from arena.core.game import Json
 from arena.core.record import Fault, SeatRecord
+from arena.ladder.store import ADVICE as LADDER_ADVICE
 from arena.referee.replay import Replay, read_replay
 from arena.report.ladder import LADDER_FILE, LadderData, is_ladder, load_ladder
 from arena.tournament.outputs import read_run
 from arena.tournament.standings import Standings
-from arena.tournament.store import StoredGame
+from arena.tournament.store import RUN_ADVICE, StoredGame
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +77,8 @@ def load_run(directory: Path) -> RunData:
     Raises:
         StoreError: no usable database in `directory`.
     """
-    settings, games, table = read_run(directory)
+    settings, games, table = read_run(directory, LADDER_ADVICE if is_ladder(directory)
+                                      else RUN_ADVICE)
     ordered = sorted(games, key=lambda g: (g.key.round, g.key.table, g.key.repeat))
     entries = tuple(_entry(directory, g) for g in ordered)
     ladder = None

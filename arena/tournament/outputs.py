@@ -17,7 +17,7 @@ from arena.core.game import Json
 from arena.tournament.pairing import RoundPlan
 from arena.tournament.settings import Settings
 from arena.tournament.standings import Standings
-from arena.tournament.store import Store, StoredGame
+from arena.tournament.store import RUN_ADVICE, Advice, Store, StoredGame
 
 CSV_COLUMNS = ("rank", "bot", "games", "points", "score", "byes", "buchholz", "sb", "elo",
                "fit_elo", "interval", "los_next", "win_rate", "mean_placing", "faults",
@@ -82,13 +82,15 @@ def standings_from_store(directory: Path) -> tuple[dict[str, Json], Standings]:
     return settings, table
 
 
-def read_run(directory: Path) -> tuple[dict[str, Json], list[StoredGame], Standings]:
-    """A tournament directory's stored settings, its games, and the standings they give.
+def read_run(directory: Path, advice: Advice = RUN_ADVICE
+             ) -> tuple[dict[str, Json], list[StoredGame], Standings]:
+    """A tournament directory's stored settings, its games, and the standings they give
+    (`advice`: what an error tells the user to do, a ladder's own for a ladder).
 
     Raises:
         StoreError: no usable database in `directory`.
     """
-    store = Store.open(directory, None)
+    store = Store.open(directory, None, advice=advice)
     try:
         raw = json.loads(store.meta("settings") or "{}")
         games, rounds = store.games(), store.rounds()
