@@ -306,8 +306,10 @@ class _Run:
         else:
             forfeits = sum(s.forfeit is not None for s in seats)
             games = len(self.records)
+            # with --games 1 the replay of game 1 below is the process's second game
             self._pass(CheckId.MANY_GAMES, f"{games} game{'s' * (games != 1)} in one process"
-                       + (f" ({forfeits} forfeited on faults)" if forfeits else ""))
+                       + (f" ({forfeits} forfeited on faults)" if forfeits else "")
+                       + (", the replay below its second" if games == 1 else ""))
 
     # -- reproducibility --------------------------------------------------------------------
 

@@ -307,3 +307,11 @@ def test_the_hint_names_what_the_bot_did(mode: str, failing: CheckId, hint: str)
     assert [r.check for r in failed] == [failing], failed
     assert hint in failed[0].hint, failed[0].hint
     assert "None" not in failed[0].detail
+
+
+def test_one_game_says_that_the_replay_is_the_processs_second() -> None:
+    # "1 game in one process" read as if several had not been tried (a C++ bot's author)
+    report = _report("good", games=1)
+    many = next(r for r in report.results if r.check is CheckId.MANY_GAMES)
+    assert many.ok is True and many.detail == "1 game in one process, the replay below its second"
+
