@@ -135,10 +135,22 @@ def retire(directory: Path, name: str) -> None:
 @click.argument("directory", type=LADDER_DIR)
 @click.option("--all", "all_versions", is_flag=True,
               help="Also list superseded and retired versions.")
-def list_(directory: Path, all_versions: bool) -> None:
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+              show_default=True, help="Output format (json and csv: for scripts).")
+def list_(directory: Path, all_versions: bool, fmt: str) -> None:
     """List the bots of the ladder in DIRECTORY (active versions; --all for every one)."""
     _readable(directory)
     listed = [v for v in read.versions(directory) if all_versions or v.status == "active"]
+    rows: list[dict[str, object]] = [
+        {"bot": v.bot, "version": v.version, "entry": v.entry, "status": v.status,
+         "added": v.added, "replaces": v.previous, "cmd": " ".join(v.cmd), "cwd": v.cwd}
+        for v in listed]
+    if fmt == "json":
+        click.echo(json.dumps({"versions": rows}, indent=1))
+        return
+    if fmt == "csv":
+        click.echo(_csv(rows, LIST_COLUMNS), nl=False)
+        return
     table = fitted_table(f"{directory}: {len(listed)} version(s)",
                          [("bot", "left"), ("version", "left"), ("status", "left"),
                           ("added", "left"), ("replaces", "left"), ("command", "left")])
@@ -268,6 +280,7 @@ def _readable(directory: Path) -> None:
         click.echo(f"warning: {damage}", err=True)  # one line whatever the width
 
 
+LIST_COLUMNS = ("bot", "version", "entry", "status", "added", "replaces", "cmd", "cwd")
 COLUMNS = ("rank", "bot", "version", "status", "rating", "interval", "games", "win_rate",
            "mean_placing", "faults", "timeouts", "forfeits", "last_played", "trend")
 

@@ -37,6 +37,14 @@ def test_init_add_list_and_retire(runner: CliRunner, tmp_path: Path) -> None:
     assert runner.invoke(main, ["ladder", "retire", str(directory), "bob"]).exit_code == 0
     listed = runner.invoke(main, ["ladder", "list", str(directory), "--all"]).output
     assert "superseded" in listed and "retired" in listed and "builtin:default" in listed
+    # for scripts: whole entries however wide (the table split a hash over two lines)
+    data = json.loads(runner.invoke(main, ["ladder", "list", str(directory), "--all",
+                                           "--format", "json"]).output)["versions"]
+    assert sorted(v["status"] for v in data) == ["active", "retired", "superseded"]
+    assert all(v["entry"] == f"{v['bot']}@{v['version']}" for v in data)
+    rows = list(csv.DictReader(io.StringIO(runner.invoke(
+        main, ["ladder", "list", str(directory), "--format", "csv"]).output)))
+    assert [r["bot"] for r in rows] == ["ann"] and rows[0]["cmd"] == "builtin:default"
 
 
 def test_a_bot_that_cannot_start_is_said_at_add(runner: CliRunner, tmp_path: Path) -> None:
