@@ -97,6 +97,10 @@ class Observer:
         waiting = "no request" if self.pending is None else f"request {self.pending}"
         self.wrong_ids.append(f"action id {got}{again} while {waiting} was pending")
 
+    def stranger(self, peer: bytes) -> bytes | None:
+        """The transport's (another connection that the last drain dropped)."""
+        return self.inner.stranger(peer)
+
     def take_actions(self) -> list[str]:
         """Return the actions seen since the last call, and forget them."""
         taken, self.actions = self.actions, []

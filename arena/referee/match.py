@@ -254,6 +254,9 @@ class _Match:
         stray = self.transport.drain(seat.player.peer)
         if stray:
             self._unsolicited(seat, stray, request_id)
+        if (stranger := self.transport.stranger(seat.player.peer)) is not None:
+            # sent between its turns: seen here, or its frames' memory would go unnoticed
+            self._intruder(seat, stranger)
         sent = self.clock()  # after encoding: a bot is charged for the round trip only
         if not self.transport.send(seat.player.peer, frame):
             return _Reply(gone=ForfeitReason.DISCONNECTED, request=request_id)

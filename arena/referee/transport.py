@@ -67,6 +67,11 @@ class Transport(Protocol):
         (another connection's are dropped too, but not counted: not its flood)."""
         ...
 
+    def stranger(self, peer: bytes) -> bytes | None:
+        """Another connection whose messages the last `drain` of `peer`'s channel dropped
+        (its peer id), or None."""
+        ...
+
     def close(self) -> None:
         """Release the transport (and remove its ipc directory)."""
         ...
@@ -108,6 +113,7 @@ class ZmqTransport:
         self._max = max_message_bytes * HARD_LIMIT_FACTOR
         self._sockets: list[zmq.Socket[bytes]] = []
         self._timeouts: list[int] = []  # each socket's RCVTIMEO, set only when it changes
+        self._strangers: dict[int, bytes] = {}  # channel -> another connection, last drain
         self._poller = zmq.Poller()
         try:
             self.first: Channel = self.open_channel()
@@ -181,8 +187,10 @@ class ZmqTransport:
         """Drop the messages queued on `peer`'s channel (at most `limit`); return how many
         came from `peer` itself. Over tcp any local process can connect to a bot's endpoint:
         its messages must not count as that bot's flood."""
-        socket = self._sockets[int.from_bytes(peer[:2], "big")]
+        channel = int.from_bytes(peer[:2], "big")
+        socket = self._sockets[channel]
         routing = peer[2:]
+        self._strangers.pop(channel, None)
         # Runs before every request and almost always finds nothing: asking ZMQ_EVENTS first
         # avoids pyzmq building and raising a zmq.Again (~5 us against ~17 us per request on
         # a loaded 2-core machine, referee CPU that no round trip needs).
@@ -193,10 +201,18 @@ class ZmqTransport:
             while dropped < limit:
                 parts = socket.recv_multipart(_NOBLOCK, copy=False)
                 dropped += 1
-                own += parts[0].bytes == routing
+                sender = parts[0].bytes
+                if sender == routing:
+                    own += 1
+                else:
+                    self._strangers[channel] = peer[:2] + sender
         except zmq.Again:
             pass
         return own
+
+    def stranger(self, peer: bytes) -> bytes | None:
+        """Another connection whose messages the last `drain` of `peer`'s channel dropped."""
+        return self._strangers.get(int.from_bytes(peer[:2], "big"))
 
     def _take(self, index: int, timeout: int) -> tuple[bytes, list[bytes]] | None:
         # A blocking receive bounded by RCVTIMEO, not poll + recv_multipart: fewer calls on
@@ -293,6 +309,10 @@ class ScriptedTransport:
                 self.now = max(self.now, first[0])
                 return first[2], first[3]
         self.now = limit
+        return None
+
+    def stranger(self, peer: bytes) -> bytes | None:
+        """None: scripted peers have no channels to share."""
         return None
 
     def drain(self, peer: bytes) -> int:

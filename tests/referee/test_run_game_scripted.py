@@ -381,3 +381,30 @@ def test_a_replay_keeps_names_outside_ascii_one_line_per_record(tmp_path: Path) 
     assert {b["version"] for b in replay.header["bots"]} == {"ü1"}
     assert len(replay.steps) + 2 == len(lines) - 1  # header, decisions, outcome
     assert check_replay(replay, _registry()) == []
+
+
+class _StrangerOnA(ScriptedTransport):
+    """Its drain of seat a's channel dropped another connection's messages."""
+
+    def stranger(self, peer: bytes) -> bytes | None:
+        return b"a-side" if peer == b"a" else None
+
+
+@pytest.mark.parametrize("private", [True, False], ids=["sandboxed-ipc", "tcp"])
+def test_another_connection_seen_by_a_drain_is_over_the_limit_where_only_the_bot_reaches(
+        private: bool) -> None:
+    # frames sent between its turns were dropped unseen; where only the bot can reach its
+    # endpoint (ipc in its sandbox) it is its own doing, over tcp anyone's
+    transport = _StrangerOnA()
+    transport.add(b"a", script(play_first()))
+    transport.add(b"b", script(play_first()))
+    exceeded: list[str] = []
+    players = [SeatPlayer.remote("a", b"a", private=private, exceed=exceeded.append),
+               SeatPlayer.remote("b", b"b")]
+    record = run_game(GAME, {}, 7, players, transport, FAST, THREE, clock=transport.clock)
+    alarms = record.details.get("alarms", [])
+    if private:
+        assert exceeded and exceeded[0].startswith("connections: ")
+        assert [(a["bot"], a["kind"]) for a in alarms] == [("a", "intruder")]
+    else:
+        assert not exceeded and not alarms

@@ -62,6 +62,36 @@ def test_a_short_wait_then_a_long_one_still_receives(
     assert got is not None and got[1] == [b"late"]
 
 
+def test_drain_counts_only_the_peers_own_and_names_another_connection(
+        pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
+    transport, dealer = pair
+    dealer.send(b"hello")
+    got = transport.recv(2000)
+    assert got is not None
+    peer = got[0]
+    other: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
+    other.setsockopt(zmq.LINGER, 0)
+    other.connect(transport.endpoint)
+    try:
+        for _ in range(3):
+            other.send(b"not yours")
+        dealer.send(b"mine")
+        own, strangers = [0], set()
+
+        def all_dropped() -> bool:  # they reach the socket in their own time
+            own[0] += transport.drain(peer)
+            if (stranger := transport.stranger(peer)) is not None:
+                strangers.add(stranger)
+            return own[0] >= 1 and bool(strangers)
+
+        wait_until(all_dropped, "both connections' messages dropped")
+        assert own[0] == 1  # the other's three are not its flood
+        [stranger] = strangers
+        assert stranger != peer and stranger[:2] == peer[:2]  # another on the same channel
+    finally:
+        other.close()
+
+
 def test_sending_to_an_unknown_peer_fails(
         pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
     transport, _ = pair

@@ -195,6 +195,18 @@ def test_over_tcp_a_bot_cannot_flood_or_frame_its_neighbours(tmp_path: Path) -> 
     assert not [a for a in alarms if a["bot"] != "attacker"], alarms
 
 
+def test_more_connections_of_a_bot_are_over_its_limit_even_between_its_turns(
+        tmp_path: Path) -> None:
+    # each connection may hold 32 frames of 4 MiB in the referee's memory; frames sent
+    # between its turns were dropped unseen before its next request
+    outcome = play_attack("side_connections", tmp_path)
+    assert outcome.record.seats[0].forfeit is ForfeitReason.LIMIT
+    assert "connections:" in str(outcome.record.details["forfeits"]["0"])
+    assert ("attacker", "intruder") in {(a["bot"], a["kind"])
+                                        for a in outcome.record.details["alarms"]}
+    assert_neighbours_unharmed(outcome)
+
+
 def test_the_endpoints_are_hidden_even_inside_a_bots_own_directory(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a bot kept where the referee's TMPDIR is (python /tmp/bot.py) saw every endpoint

@@ -7,8 +7,8 @@ flood, start_hog (the memory hog before its hello) and setsid_hang (a grandchild
 hangs on its first request); deep and deep_hello (data nested 100,000 levels deep in an
 action, in a hello), escape (an action key carrying a terminal's escapes), neighbours (over
 tcp: floods and bad hellos on every other endpoint of the machine), sockets (looks for
-other bots' endpoints), secrets (reads what it can of /etc for $ZOO_SECRET) and fill (writes
-outside its scratch).
+other bots' endpoints), secrets (reads what it can of /etc for $ZOO_SECRET), fill (writes
+outside its scratch) and side_connections (big frames on two more connections of its own).
 """
 
 from __future__ import annotations
@@ -265,6 +265,18 @@ def main() -> None:
         if MODE == "flood" and flooded < 100_000:
             flooded += flood(socket)
         assert message.options, "the zoo plays machiavelli's option decisions only"
+        if MODE == "side_connections" and flooded == 0:
+            flooded = 1
+            socket.send(encode(Action(id=message.id, action=random.choice(message.options))))
+            big = encode(Action(id=10**9, action="x" * (900 << 10)))
+            for _ in range(2):  # sent after its answer: queued between its turns
+                side: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
+                side.setsockopt(zmq.LINGER, 0)
+                side.connect(os.environ["ARENA_ENDPOINT"])
+                for _ in range(5):
+                    side.send(big)
+                NEIGHBOURS.append(side)
+            continue
         if MODE in ("deep", "escape") and flooded == 0:
             flooded = 1
             action = {**message.options[0], "\x1b]0;PWNED\x07\x1b[2J": 1}
