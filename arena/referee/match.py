@@ -333,6 +333,9 @@ class _Match:
         detail = f"a message from a second connection ({sender.hex()}) on its endpoint"
         if any(a["detail"] == detail for a in self.alarms) or sender in self.strangers:
             return
+        if sender in seat.player.former:  # a late answer of its process before this one
+            log.info("%s: dropped a message of its earlier process", seat.player.name)
+            return
         if not seat.player.private:
             self.strangers.add(sender)
             log.warning("%s: dropped %s (reachable by any local process: not held against it)",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +63,9 @@ class SeatPlayer:
     exceed: Callable[[str], None] = _ignore
     """Mark the remote bot over a limit (`breach` then names it): its process is stopped
     after the game."""
+    former: AbstractSet[bytes] = frozenset()
+    """The connections of the bot's earlier processes (the roster's own set, not a copy per
+    game): what is still queued from them is stale, not another connection of this one."""
 
     def __post_init__(self) -> None:
         if self.builtin is not None and self.builtin not in BUILTINS:
@@ -76,10 +80,11 @@ class SeatPlayer:
                describe: Callable[[], str] = _unknown_end,
                breach: Callable[[], str | None] = _no_breach,
                recheck: Callable[[], str | None] = _no_breach,
-               private: bool = True, exceed: Callable[[str], None] = _ignore) -> SeatPlayer:
+               private: bool = True, exceed: Callable[[str], None] = _ignore,
+               former: AbstractSet[bytes] = frozenset()) -> SeatPlayer:
         """A bot reached through the transport."""
         return cls(name, version, peer=peer, alive=alive, describe=describe, breach=breach,
-                   recheck=recheck, private=private, exceed=exceed)
+                   recheck=recheck, private=private, exceed=exceed, former=former)
 
 
 def builtin_action(policy: str, game: Game[Any, Any], state: Any, seat: int,

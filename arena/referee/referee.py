@@ -291,7 +291,7 @@ class Referee:
         return SeatPlayer.remote(name, bot.peer, bot.version, bot.process.alive,
                                  describe=bot.describe, breach=bot.over_limit,
                                  recheck=bot.recheck_limit, private=self._private(bot),
-                                 exceed=bot.exceed)
+                                 exceed=bot.exceed, former=bot.former)
 
     def _private(self, bot: RosterBot) -> bool:
         """Whether only this bot can reach its endpoint: ipc mounted into its sandbox alone
@@ -334,6 +334,8 @@ class Referee:
 
     def _spawn(self, bot: RosterBot) -> bool:
         """Start one bot's process (its hello is awaited later); False when it cannot."""
+        if bot.peer is not None:
+            bot.former.add(bot.peer)
         bot.peer, bot.version, bot.failed, bot.failure, bot.breach = None, "", None, "", None
         if bot.token:
             bot.retired.add(bot.token)
@@ -503,6 +505,8 @@ class Referee:
                 self._transport.send(bot.peer, encode(Shutdown(reason=reason)))
         stop_all([b.process for b in bots if b.process is not None], self._grace_s)
         for bot in bots:
+            if bot.peer is not None:
+                bot.former.add(bot.peer)
             bot.process, bot.peer = None, None
 
     def _zmq(self) -> ZmqTransport:

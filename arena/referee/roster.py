@@ -40,6 +40,9 @@ class RosterBot:
     """When `over_limit` may read the kernel's counters again (monotonic seconds)."""
     retired: set[str] = field(default_factory=set)
     """Tokens of its earlier processes: a hello still queued from one of them is stale."""
+    former: set[bytes] = field(default_factory=set)
+    """Connections of its earlier processes: a message still queued from one (a late
+    answer) is stale, not another connection of this one's."""
 
     def alive(self) -> bool:
         return self.process is not None and self.process.alive()

@@ -408,3 +408,18 @@ def test_another_connection_seen_by_a_drain_is_over_the_limit_where_only_the_bot
         assert [(a["bot"], a["kind"]) for a in alarms] == [("a", "intruder")]
     else:
         assert not exceeded and not alarms
+
+
+def test_what_an_earlier_process_left_queued_is_stale_not_another_connection() -> None:
+    # a restarted bot's first request found its last process's late answer: not its own
+    # second connection, and no limit
+    transport = _StrangerOnA()
+    transport.add(b"a", script(play_first()))
+    transport.add(b"b", script(play_first()))
+    exceeded: list[str] = []
+    players = [SeatPlayer.remote("a", b"a", exceed=exceeded.append,
+                                 former=frozenset({b"a-side"})),
+               SeatPlayer.remote("b", b"b")]
+    record = run_game(GAME, {}, 7, players, transport, FAST, THREE, clock=transport.clock)
+    assert not exceeded and "alarms" not in record.details
+
