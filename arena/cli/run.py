@@ -41,6 +41,7 @@ from arena.tournament.runner import (
     static_schedule,
 )
 from arena.tournament.runner import Progress as RunProgress
+from arena.tournament.sharing import shared_folders
 from arena.tournament.standings import Standings
 from arena.tournament.verify import replay_warnings
 
@@ -105,6 +106,8 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     if dry_run:
         _dry_run(config)
         preflight(config)  # the organiser's "check my file": its commands too
+        for line in shared_folders(config.bots):
+            err_console.print(f"note: {line}", highlight=False, markup=False)
         return
     preflight(config)
     check_out(out)
@@ -121,6 +124,9 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
         config = replace(config, pin_workers=True)
     if (note := isolation_warning(config)) is not None:
         err_console.print(f"[bold yellow]{note}[/]")
+    if config.sandbox.mode is SandboxMode.BWRAP:  # a competition: say it before it starts
+        for line in shared_folders(config.bots):
+            err_console.print(f"warning: {line}", highlight=False, markup=False)
     view = _LiveView() if live_view_wanted() else None
     lines = _ProgressLines()
     runner = Runner(config, out, concurrency=concurrency, resume=resume, withdraw=withdraw,
