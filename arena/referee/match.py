@@ -41,6 +41,8 @@ log = logging.getLogger("arena.referee")
 
 POLL_SLICE_MS = 100.0
 """How often a wait checks that the bot's process is still alive."""
+FAULT_DETAIL_CHARS = 1000
+"""How much of a fault's detail is kept: what the bot sent is quoted, and it may be 1 MiB."""
 CONNECTIONS = 1
 """How many connections a bot may hold to its own endpoint."""
 FLOOD_LIMIT = 100
@@ -376,7 +378,11 @@ class _Match:
 
     def _fault(self, seat: _Seat, problem: tuple[FaultKind, str], request: int | None) -> None:
         kind, detail = problem
-        detail = printable(detail)  # it may quote the bot: shown on terminals, never obeyed
+        # it may quote the bot: shown on terminals, never obeyed, and cut (a 1 MiB action
+        # quoted whole made 3 MiB a fault, printed twice and stored thrice: 22 MB a game)
+        if len(detail) > FAULT_DETAIL_CHARS:
+            detail = f"{detail[:FAULT_DETAIL_CHARS]}... ({len(detail)} characters)"
+        detail = printable(detail)
         fault = Fault(seat.seat, kind, detail, self.n)
         self.faults.append(fault)
         seat.faults += 1

@@ -508,6 +508,8 @@ class Referee:
             if bot.peer is not None:
                 bot.former.add(bot.peer)
             bot.process, bot.peer = None, None
+            if bot.channel is not None and self._transport is not None:
+                self._transport.clear(bot.channel.number)  # what it left queued, freed
 
     def _zmq(self) -> ZmqTransport:
         if self._transport is None:

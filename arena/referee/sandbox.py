@@ -177,7 +177,9 @@ def bwrap_launch(bwrap: str, argv: Sequence[str], env: Mapping[str, str], cwd: s
         args += ["--ro-bind", path, path]
     for path in sorted(set(hide)):
         if any(_inside(path, b) for b in binds) and not any(_inside(o, path) for o in own):
-            args += ["--tmpfs", path]  # another bot's directory or the run directory
+            # another bot's directory or the run directory: empty and read-only (writable,
+            # it was an unbounded scratch beside /tmp)
+            args += ["--tmpfs", path, "--remount-ro", path]
     if endpoint_dir is not None:
         args += ["--ro-bind", endpoint_dir, ENDPOINT_DIR]
     args += ["--remount-ro", "/dev", "--remount-ro", "/",

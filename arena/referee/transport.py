@@ -7,6 +7,7 @@ clock, so referee logic is tested without processes or sleeping.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import logging
@@ -213,6 +214,18 @@ class ZmqTransport:
     def stranger(self, peer: bytes) -> bytes | None:
         """Another connection whose messages the last `drain` of `peer`'s channel dropped."""
         return self._strangers.get(int.from_bytes(peer[:2], "big"))
+
+    def clear(self, channel: int) -> int:
+        """Drop everything queued on `channel` (its bot stopped, or about to start afresh);
+        return how many messages. Why: frames a bot's connections queued stay in memory
+        after they close, until the channel is read (up to 32 of 4 MiB a connection)."""
+        socket, dropped = self._sockets[channel], 0
+        with contextlib.suppress(zmq.Again):
+            while True:
+                socket.recv_multipart(_NOBLOCK, copy=False)
+                dropped += 1
+        self._strangers.pop(channel, None)
+        return dropped
 
     def _take(self, index: int, timeout: int) -> tuple[bytes, list[bytes]] | None:
         # A blocking receive bounded by RCVTIMEO, not poll + recv_multipart: fewer calls on

@@ -423,3 +423,11 @@ def test_what_an_earlier_process_left_queued_is_stale_not_another_connection() -
     record = run_game(GAME, {}, 7, players, transport, FAST, THREE, clock=transport.clock)
     assert not exceeded and "alarms" not in record.details
 
+
+
+def test_a_faults_detail_is_cut_however_much_the_bot_sent() -> None:
+    # a 1 MiB action quoted whole made each fault 3 MiB: printed twice, stored thrice
+    huge = encode(Action(id=1, action={"card": "é" * 200_000}))
+    record, _ = play([once_then(raw(huge), play_first()), play_first()])
+    [fault] = [f for f in record.faults if f.seat == 0][:1]
+    assert len(fault.detail) < 1100 and fault.detail.endswith(" characters)"), fault.detail

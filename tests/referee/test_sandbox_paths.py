@@ -51,6 +51,20 @@ def test_an_argument_naming_the_root_gives_the_bot_no_more_than_its_own(
     assert got.splitlines() == ["bot.py ran", "False"]
 
 
+def test_a_hidden_folder_inside_the_bots_own_is_not_a_scratch(
+        bwrap: str, tmp_path: Path) -> None:
+    # the empty tmpfs over it was writable and unbounded (a bot wrote 1.5 GB there)
+    own, run = tmp_path / "bot", tmp_path / "bot" / "run"
+    run.mkdir(parents=True)
+    (own / "bot.py").write_text(
+        SCRIPT + f"try:\n    open({str(run / 'x')!r}, 'w').write('x')\n    print('wrote')\n"
+        "except OSError as exc:\n    print(exc.strerror)\n")
+    launch = bwrap_launch(bwrap, [sys.executable, str(own / "bot.py")], {}, str(own),
+                          endpoint_dir=None, hide=[str(run)], network=False, limits=Limits())
+    assert sandboxed_output(launch).splitlines() == ["bot.py ran", "Read-only file system"]
+    assert not (run / "x").exists()
+
+
 def test_a_program_given_with_dot_dot_starts(bwrap: str, tmp_path: Path) -> None:
     (tmp_path / "bot").mkdir()
     (tmp_path / "elsewhere").mkdir()

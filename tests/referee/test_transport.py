@@ -92,6 +92,25 @@ def test_drain_counts_only_the_peers_own_and_names_another_connection(
         other.close()
 
 
+def test_clear_frees_what_closed_connections_left_queued(
+        pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
+    # a closed connection's frames stay queued, in memory, until the channel is read
+    transport, _ = pair
+    gone: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
+    gone.connect(transport.endpoint)
+    for _ in range(3):
+        gone.send(b"left behind")
+    gone.close(linger=5000)  # sent before it closes
+    dropped = [0]
+
+    def cleared() -> bool:
+        dropped[0] += transport.clear(0)
+        return dropped[0] >= 3
+
+    wait_until(cleared, "the closed connection's frames dropped")
+    assert dropped[0] == 3 and transport.recv(0) is None
+
+
 def test_sending_to_an_unknown_peer_fails(
         pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
     transport, _ = pair
