@@ -62,13 +62,18 @@ def test_a_short_wait_then_a_long_one_still_receives(
     assert got is not None and got[1] == [b"late"]
 
 
-def test_drain_counts_only_the_peers_own_and_names_another_connection(
-        pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
-    transport, dealer = pair
+def connected(transport: ZmqTransport, dealer: zmq.Socket[bytes]) -> bytes:
+    """The peer id of `dealer`, once its first message has come."""
     dealer.send(b"hello")
     got = transport.recv(2000)
     assert got is not None
-    peer = got[0]
+    return got[0]
+
+
+def test_drain_counts_only_the_peers_own_and_names_another_connection(
+        pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
+    transport, dealer = pair
+    peer = connected(transport, dealer)
     other: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
     other.setsockopt(zmq.LINGER, 0)
     other.connect(transport.endpoint)
@@ -120,10 +125,7 @@ def test_sending_to_an_unknown_peer_fails(
 def test_drain_drops_whole_queued_messages_and_nothing_sent_later(
         pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
     transport, dealer = pair
-    dealer.send(b"hello")
-    got = transport.recv(2000)
-    assert got is not None
-    peer = got[0]
+    peer = connected(transport, dealer)
     assert transport.drain(peer) == 0  # the common case: nothing queued
     dealer.send(b"one")
     dealer.send_multipart([b"two", b"parts"])
