@@ -4,6 +4,7 @@ running and the next run loses and doubles nothing; SIGTERM stops a run cleanly.
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import subprocess
@@ -15,7 +16,7 @@ from arena.ladder import members
 from arena.ladder.run import ladder_lock
 from arena.tournament.store import file_digest
 from tests.conditions import PATIENCE_S, interruptible, wait_until
-from tests.tournament.test_resume import alive, descendants
+from tests.tournament.test_resume import GATED_BOT, alive, descendants, release
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
@@ -172,11 +173,20 @@ def test_a_waiting_run_stopped_says_it_played_nothing(tmp_path: Path) -> None:
 def test_a_run_whose_stdout_closes_plays_on(tmp_path: Path) -> None:
     # `arena ladder run ... | head -1`: it stopped with status 1 and no word, its round
     # unfinished, at the first progress line after the reader had gone
-    directory = ladder(tmp_path)
-    process = start(directory, "--games", "6", "--no-report")
+    # two bots: every game is the gated bot's, whose second waits for the test
+    directory = tmp_path / "ladder"
+    members.init(directory, config_text="game: machiavelli\nplayers_per_game: 2\nseed: 5\n"
+                                        "sandbox: none\n")
+    members.add(directory, "random", "builtin:random", version="v1")
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    members.add(directory, "gated", f"{sys.executable} {GATED_BOT}", version="v1",
+                env={"GATE": str(gate), "GATE_GAME": "2"})
+    process = start(directory, "--games", "6", "--no-report", "-j", "1")  # one gated copy
     assert process.stdout is not None and process.stderr is not None
     assert process.stdout.readline().startswith(b"[1/6]")
-    process.stdout.close()  # the reader goes
+    process.stdout.close()  # the reader goes; the gated bot's second game ends after this
+    release(gate)
     err = process.stderr.read()
     process.stderr.close()
     process.wait(timeout=PATIENCE_S)

@@ -30,6 +30,7 @@ seed: 99
 bots:
 """ + "".join(f"  - {{name: bot{i}, cmd: '{cmd}'}}\n" for i, cmd in enumerate(BOTS))
 GAMES = 35 * 4  # every 4-subset of 7 bots, 4 times
+GATED_BOT = Path(__file__).resolve().parents[1] / "gated_bot.py"
 
 
 def arena(*args: str) -> list[str]:
@@ -50,9 +51,10 @@ def outcome(out: Path) -> tuple[object, object]:
     return games, results["standings"]
 
 
-def start(file: Path, out: Path, capture: bool = True) -> subprocess.Popen[bytes]:
+def start(file: Path, out: Path, capture: bool = True,
+          workers: int = 2) -> subprocess.Popen[bytes]:
     pipe = subprocess.PIPE if capture else subprocess.DEVNULL
-    return subprocess.Popen(arena("run", str(file), "--out", str(out), "-j", "2"),
+    return subprocess.Popen(arena("run", str(file), "--out", str(out), "-j", str(workers)),
                             stdout=pipe, stderr=pipe, preexec_fn=interruptible)
 
 
@@ -157,19 +159,38 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path, sig: int) -
     os.sync()
 
 
+def release(gate: Path) -> None:
+    """Open the FIFO `gate` for writing once the gated bot waits on it (its reader), which
+    lets it go on; an open that would block is retried, so a bot that never waits fails
+    the test instead of hanging it."""
+    def opened() -> bool:
+        try:
+            os.close(os.open(gate, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:  # ENXIO: nobody reads it yet
+            return False
+        return True
+
+    wait_until(opened, "the gated bot waiting at its gate")
+
+
 def test_a_run_whose_stdout_closes_plays_on(tmp_path: Path) -> None:
     # `arena run ... | head -1`: it stopped with "cannot write the results in OUT: Broken
     # pipe", which sent the organiser to the disk
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
     file = tmp_path / "t.yaml"
-    file.write_text(TOURNAMENT)
+    file.write_text(TOURNAMENT.replace("bots:\n", "sandbox: none\nbots:\n") +
+                    f"  - {{name: gated, cmd: '{sys.executable} {GATED_BOT}', "
+                    f"env: {{GATE: '{gate}'}}}}\n")
     out = tmp_path / "out"
-    process = start(file, out)
+    process = start(file, out, workers=1)  # the gate waits in one worker's copy
     assert process.stdout is not None and process.stderr is not None
-    assert process.stdout.readline() == f"{GAMES} games to play\n".encode()
-    process.stdout.close()
+    assert process.stdout.readline().endswith(b" games to play\n")
+    process.stdout.close()  # the reader goes; the gated bot's first game ends after this
+    release(gate)
     err = process.stderr.read()
     process.stderr.close()
     process.wait(timeout=PATIENCE_S)
     assert process.returncode == 0, err.decode()
     assert b"stdout was closed: the run goes on without its progress lines" in err
-    assert stored(out) == GAMES
+    assert stored(out) == 8 * 7 * 6 * 5 // 24 * 4  # every 4-subset of 8 bots, 4 times
