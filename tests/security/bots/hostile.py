@@ -209,6 +209,8 @@ def sockets() -> None:
         for root, _, files in os.walk(top, onerror=lambda e: None):
             seen += [os.path.join(root, f) for f in files if f == "referee.sock"]
     found(f"{len(seen)} foreign sockets {seen[:3]}")
+    here = Path(__file__).resolve().parent
+    found(f"{len(list(here.glob('tmp/arena-ipc-*')))} endpoint directories in its own")
 
 
 def secrets() -> None:
