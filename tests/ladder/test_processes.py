@@ -16,7 +16,12 @@ from arena.ladder import members
 from arena.ladder.run import ladder_lock
 from arena.tournament.store import file_digest
 from tests.conditions import PATIENCE_S, interruptible, wait_until
-from tests.tournament.test_resume import GATED_BOT, alive, descendants, release
+from tests.tournament.test_resume import (
+    GATED_BOT,
+    alive,
+    close_stdout_after_a_line,
+    descendants,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
@@ -183,14 +188,6 @@ def test_a_run_whose_stdout_closes_plays_on(tmp_path: Path) -> None:
     members.add(directory, "gated", f"{sys.executable} {GATED_BOT}", version="v1",
                 env={"GATE": str(gate), "GATE_GAME": "2"})
     process = start(directory, "--games", "6", "--no-report", "-j", "1")  # one gated copy
-    assert process.stdout is not None and process.stderr is not None
-    assert process.stdout.readline().startswith(b"[1/6]")
-    process.stdout.close()  # the reader goes; the gated bot's second game ends after this
-    release(gate)
-    err = process.stderr.read()
-    process.stderr.close()
-    process.wait(timeout=PATIENCE_S)
-    assert process.returncode == 0, err.decode()
-    assert b"stdout was closed: the run goes on without its progress lines" in err
+    assert close_stdout_after_a_line(process, gate).startswith(b"[1/6]")
     assert stored(directory) == 6
     check_whole(directory)

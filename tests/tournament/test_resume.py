@@ -184,13 +184,22 @@ def test_a_run_whose_stdout_closes_plays_on(tmp_path: Path) -> None:
                     f"env: {{GATE: '{gate}'}}}}\n")
     out = tmp_path / "out"
     process = start(file, out, workers=1)  # the gate waits in one worker's copy
+    first = close_stdout_after_a_line(process, gate)
+    assert first.endswith(b" games to play\n")
+    assert stored(out) == 8 * 7 * 6 * 5 // 24 * 4  # every 4-subset of 8 bots, 4 times
+
+
+def close_stdout_after_a_line(process: subprocess.Popen[bytes], gate: Path) -> bytes:
+    """Read the run's first line, close its stdout, let its gated bot go on (a progress
+    line then comes after the close), and check that the run went on to its end; return
+    that first line."""
     assert process.stdout is not None and process.stderr is not None
-    assert process.stdout.readline().endswith(b" games to play\n")
-    process.stdout.close()  # the reader goes; the gated bot's first game ends after this
+    first = process.stdout.readline()
+    process.stdout.close()  # the reader goes
     release(gate)
     err = process.stderr.read()
     process.stderr.close()
     process.wait(timeout=PATIENCE_S)
     assert process.returncode == 0, err.decode()
     assert b"stdout was closed: the run goes on without its progress lines" in err
-    assert stored(out) == 8 * 7 * 6 * 5 // 24 * 4  # every 4-subset of 8 bots, 4 times
+    return first
