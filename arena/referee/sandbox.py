@@ -163,10 +163,7 @@ def bwrap_launch(bwrap: str, argv: Sequence[str], env: Mapping[str, str], cwd: s
             args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
-    masked = {(p, False) for p in MASKED_FILES if os.path.exists(p)} | set(_unreadable())
-    for path, is_dir in sorted(masked):
-        args += ["--tmpfs", path, "--remount-ro", path] if is_dir else \
-            ["--ro-bind", "/dev/null", path]
+    args += _mask_args()
     scratch = str(limits.scratch_mb << 20)
     # /dev/shm is the second writable place (POSIX shared memory, multiprocessing's locks):
     # bounded as /tmp is; / and /dev, tmpfs of bubblewrap's, are made read-only below, since
@@ -187,6 +184,19 @@ def bwrap_launch(bwrap: str, argv: Sequence[str], env: Mapping[str, str], cwd: s
     clean = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
     clean.update({"HOME": "/tmp", "TMPDIR": "/tmp", **env})
     return Launch(args + argv, clean, None)
+
+
+@functools.cache
+def _mask_args() -> tuple[str, ...]:
+    """bubblewrap's arguments that mask `MASKED_FILES` and `_unreadable()` (a file by
+    /dev/null, a directory by an empty read-only tmpfs): the same for every bot, so made
+    once per process."""
+    masked = {(p, False) for p in MASKED_FILES if os.path.exists(p)} | set(_unreadable())
+    args: list[str] = []
+    for path, is_dir in sorted(masked):
+        args += ["--tmpfs", path, "--remount-ro", path] if is_dir else \
+            ["--ro-bind", "/dev/null", path]
+    return tuple(args)
 
 
 @functools.cache

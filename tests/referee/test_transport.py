@@ -93,6 +93,7 @@ def test_drain_counts_only_the_peers_own_and_names_another_connection(
         assert own[0] == 1  # the other's three are not its flood
         [stranger] = strangers
         assert stranger != peer and stranger[:2] == peer[:2]  # another on the same channel
+        assert transport.stranger(peer) is None  # named once: asking again finds none
     finally:
         other.close()
 

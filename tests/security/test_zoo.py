@@ -234,11 +234,13 @@ def test_what_only_root_may_read_in_etc_stays_unread(tmp_path: Path) -> None:
         public.write_text(secret)
         public.chmod(0o644)
         sandbox._unreadable.cache_clear()  # /etc is read once per process
+        sandbox._mask_args.cache_clear()
         outcome = play_attack("secrets", tmp_path, env={"ZOO_SECRET": secret})
     finally:
         private.unlink(missing_ok=True)
         public.unlink(missing_ok=True)
         sandbox._unreadable.cache_clear()
+        sandbox._mask_args.cache_clear()
     assert found(outcome, "1 secrets read"), outcome.logs["attacker"]  # the public one only
     assert_neighbours_unharmed(outcome)
 
