@@ -36,7 +36,8 @@ import types
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from arena._msgspec import msgspec  # first: see there (a bot's start-up time)
+from arena import _quiet_import  # first: the collector waits for the imports (see there)
+from arena._msgspec import msgspec  # before the rest: see there (a bot's start-up time)
 from arena._zmtp import LinkClosed, dial
 from arena.core.faults import FaultKind
 from arena.protocol.codec import WireError, encode
@@ -53,6 +54,8 @@ from arena.protocol.messages import (
 
 if TYPE_CHECKING:
     import zmq
+
+_quiet_import.resume()
 
 
 class Link(Protocol):

@@ -162,9 +162,11 @@ def _server_environ() -> dict[str, str]:
     return {"PYTHONSAFEPATH": "1", "PYTHONPATH": os.pathsep.join(first + inherited)}
 
 
-_PRELOAD = ("arena.tournament.runner", "arena.referee", "arena.games")
+_PRELOAD = ("arena.tournament.runner", "arena.referee", "arena.games",
+            "arena.tournament.forkprep")
 """What a worker imports: the runner (its jobs and referee factory are unpickled from
-there, and it imports this module), the referee and the engines."""
+there, and it imports this module), the referee and the engines; last, what prepares the
+server's state for sharing (`forkprep`)."""
 
 
 def worker_core(index: int) -> int | None:
