@@ -48,3 +48,31 @@ def test_the_collector_runs_again_after_the_import_with_its_objects_frozen() -> 
 
     assert after("on") == "True True"  # the import's objects are left out of collections
     assert after("off") == "False True"  # a bot that stopped the collector keeps it stopped
+
+
+DEFERRED = """
+import sys
+import arena.client
+import msgspec
+print(sorted(name for name in ("textwrap", "msgspec._json_schema", "msgspec.inspect")
+             if type(sys.modules.get(name)).__name__ == "module"))
+first = sys.argv[1]
+if first == "schema":
+    print(msgspec.json.schema(list[int]))
+print(msgspec.inspect.type_info(list[int]).item_type)
+print(msgspec.json.schema(list[int]))
+import msgspec.inspect as mi
+print(mi is msgspec.inspect is sys.modules["msgspec.inspect"], msgspec.json.schema.__module__)
+"""
+
+
+def test_msgspec_inspect_and_the_json_schema_are_imported_at_first_use() -> None:
+    def lines(first: str) -> list[str]:
+        return subprocess.run([sys.executable, "-c", DEFERRED, first], capture_output=True,
+                              text=True, check=True).stdout.splitlines()
+
+    schema = "{'type': 'array', 'items': {'type': 'integer'}}"
+    tail = ["IntType(gt=None, ge=None, lt=None, le=None, multiple_of=None)", schema,
+            "True msgspec._json_schema"]  # the real modules and function, once used
+    assert lines("inspect") == ["[]"] + tail  # none of the three at the start
+    assert lines("schema") == ["[]", schema] + tail  # the schema first imports both
