@@ -101,6 +101,10 @@ class Observer:
         """The transport's (another connection that the last drain dropped)."""
         return self.inner.stranger(peer)
 
+    def refused(self, peer: bytes) -> int:
+        """The transport's (connections over the bot's number, refused)."""
+        return self.inner.refused(peer)
+
     def take_actions(self) -> list[str]:
         """Return the actions seen since the last call, and forget them."""
         taken, self.actions = self.actions, []

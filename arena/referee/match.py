@@ -259,6 +259,9 @@ class _Match:
         if (stranger := self.transport.stranger(seat.player.peer)) is not None:
             # sent between its turns: seen here, or its frames' memory would go unnoticed
             self._intruder(seat, stranger)
+        if refused := self.transport.refused(seat.player.peer):
+            self._over_connections(seat, f"{refused} more connection(s) to its endpoint, "
+                                         "refused at their handshake")
         sent = self.clock()  # after encoding: a bot is charged for the round trip only
         if not self.transport.send(seat.player.peer, frame):
             return _Reply(gone=ForfeitReason.DISCONNECTED, request=request_id)
@@ -343,11 +346,14 @@ class _Match:
             log.warning("%s: dropped %s (reachable by any local process: not held against it)",
                         seat.player.name, detail)
             return
+        self._over_connections(seat, detail)
+
+    def _over_connections(self, seat: _Seat, detail: str) -> None:
+        """An `intruder` alarm and over a limit: each connection may queue frames in the
+        referee's memory (a bot filling several with 4 MiB frames held 2 GiB there), so it
+        forfeits and its process is stopped after the game."""
         log.error("ALARM against %s: intruder: %s", seat.player.name, detail)
         self.alarms.append({"bot": seat.player.name, "kind": "intruder", "detail": detail})
-        # and over a limit: each connection may queue frames in the referee's memory (a
-        # bot filling several with 4 MiB frames held 2 GiB there), so it forfeits and its
-        # process is stopped after the game
         seat.player.exceed(f"connections: opened another connection to its endpoint "
                            f"(limit {CONNECTIONS})")
 

@@ -39,7 +39,7 @@ from arena.protocol.messages import (
     Shutdown,
     Welcome,
 )
-from arena.referee.match import run_game
+from arena.referee.match import CONNECTIONS, run_game
 from arena.referee.players import SeatPlayer
 from arena.referee.process import (
     BotProcess,
@@ -343,6 +343,9 @@ class Referee:
         if bot.channel is None:
             bot.channel = self._zmq().open_channel()
         sandboxed = self.isolation.bwrap is not None
+        # its endpoint in its sandbox alone: one connection, for the process started now
+        self._zmq().admit(bot.channel.number, CONNECTIONS
+                          if sandboxed and bot.channel.directory else None)
         endpoint = (f"ipc://{ENDPOINT_DIR}/referee.sock"
                     if sandboxed and bot.channel.directory else bot.channel.endpoint)
         env = {**bot.spec.env, "ARENA_ENDPOINT": endpoint, "ARENA_TOKEN": bot.token,
@@ -418,6 +421,7 @@ class Referee:
             # its hello queued until that game is prepared
             channels = [b.channel.number for b in pending.values() if b.channel is not None]
             got = transport.recv_from(channels, min(remaining, 50.0))
+            refused += self._over_connections(pending)
             if got is None:
                 continue
             peer, frames = got
@@ -446,6 +450,20 @@ class Referee:
                     max_message_bytes=MAX_MESSAGE_BYTES, referee=f"arena {__version__}")))
                 log.info("%s: connected (version %r)", bot.spec.name, bot.version)
         return refused
+
+    def _over_connections(self, pending: dict[str, RosterBot]) -> list[RosterBot]:
+        """The pending bots whose endpoint refused a connection: a process opens one, and
+        only it can reach the endpoint (`ZmqTransport.admit`). Out at once, not at the end
+        of the wait for a hello that may never come (its own connection may be the one
+        refused)."""
+        over = []
+        for token, bot in list(pending.items()):
+            if bot.channel is not None and (n := self._zmq().refused_on(bot.channel.number)):
+                bot.failure = (f"connections: opened {n} more connection(s) to its endpoint "
+                               f"before its hello, refused (limit {CONNECTIONS})")
+                self._alarm(bot.spec.name, "intruder", bot.failure)
+                over.append(pending.pop(token))
+        return over
 
     def _owner(self, peer: bytes) -> RosterBot | None:
         channel = peer_channel(peer)

@@ -22,6 +22,7 @@ import zmq
 
 from arena.protocol.codec import decode_referee
 from arena.protocol.messages import MAX_MESSAGE_BYTES, RefereeMessage
+from arena.referee.gate import Gate
 
 log = logging.getLogger("arena.referee.wire")
 
@@ -73,6 +74,11 @@ class Transport(Protocol):
         the last call (its peer id), or None."""
         ...
 
+    def refused(self, peer: bytes) -> int:
+        """How many connections to `peer`'s channel were refused since the last call (over
+        the number its bot may hold)."""
+        ...
+
     def close(self) -> None:
         """Release the transport (and remove its ipc directory)."""
         ...
@@ -90,6 +96,11 @@ class Channel(NamedTuple):
     directory: str | None
     """The private directory holding the ipc socket (mounted into that bot's sandbox alone);
     None over tcp."""
+
+
+def _domain(channel: int) -> bytes:
+    """A channel's ZAP domain: how the gate tells the channels apart."""
+    return b"c%d" % channel
 
 
 def peer_channel(peer: bytes) -> int:
@@ -116,6 +127,7 @@ class ZmqTransport:
         self._timeouts: list[int] = []  # each socket's RCVTIMEO, set only when it changes
         self._strangers: dict[int, bytes] = {}  # channel -> another connection, until asked
         self._poller = zmq.Poller()
+        self._gate = Gate(self._context) if self._dir is not None else None
         try:
             self.first: Channel = self.open_channel()
             """Channel 0, for a referee with one bot (check-bot) or bots started by hand."""
@@ -144,6 +156,8 @@ class ZmqTransport:
         socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
         socket.setsockopt(zmq.MAXMSGSIZE, self._max)
         socket.setsockopt(zmq.RCVHWM, RCV_HWM)
+        if self._gate is not None:  # each connection asks the gate first (`admit`)
+            socket.setsockopt(zmq.ZAP_DOMAIN, _domain(index))
         socket.bind(f"ipc://{directory}/referee.sock" if directory else str(self._base))
         self._sockets.append(socket)
         self._timeouts.append(-1)
@@ -217,6 +231,21 @@ class ZmqTransport:
             return None
         return self._strangers.pop(int.from_bytes(peer[:2], "big"), None)
 
+    def admit(self, channel: int, connections: int | None) -> None:
+        """From now on `channel` accepts `connections` more (None: any number) and refuses
+        the others' handshakes, before anything they send is queued (`arena.referee.gate`);
+        its refusals so far are forgotten. Over tcp every channel accepts any number."""
+        if self._gate is not None:
+            self._gate.limit(_domain(channel), connections)
+
+    def refused(self, peer: bytes) -> int:
+        """How many connections `peer`'s channel refused since the last call."""
+        return self.refused_on(int.from_bytes(peer[:2], "big"))
+
+    def refused_on(self, channel: int) -> int:
+        """How many connections `channel` refused since the last call."""
+        return 0 if self._gate is None else self._gate.refused(_domain(channel))
+
     def clear(self, channel: int) -> int:
         """Drop everything queued on `channel` (its bot stopped, or about to start afresh);
         return how many messages. Why: frames a bot's connections queued stay in memory
@@ -258,6 +287,8 @@ class ZmqTransport:
             socket.close(linger=0)
         self._sockets = []
         self._context.term()
+        if self._gate is not None:
+            self._gate.join()
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
@@ -329,6 +360,10 @@ class ScriptedTransport:
     def stranger(self, peer: bytes) -> bytes | None:
         """None: scripted peers have no channels to share."""
         return None
+
+    def refused(self, peer: bytes) -> int:
+        """0: scripted peers connect once."""
+        return 0
 
     def drain(self, peer: bytes) -> int:
         """Drop the frames of `peer` that are already due; return how many."""

@@ -142,3 +142,41 @@ def test_drain_drops_whole_queued_messages_and_nothing_sent_later(
     assert transport.recv(0, peer) is None
     dealer.send(b"after")
     assert transport.recv(2000, peer) == (peer, [b"after"])
+
+
+def test_a_channel_refuses_connections_over_its_number_before_their_frames_queue(
+        pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
+    transport, _ = pair
+    channel = transport.open_channel()
+    transport.admit(channel.number, 1)
+    context: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
+    sockets = [context.socket(zmq.DEALER) for _ in range(3)]
+    try:
+        for socket in sockets:
+            socket.setsockopt(zmq.LINGER, 0)
+            socket.connect(channel.endpoint)
+        for index, socket in enumerate(sockets):
+            socket.send(b"from %d" % index)
+        got = transport.recv(5000, channel.number.to_bytes(2, "big"))
+        assert got is not None
+        own = got[0]
+        refused = [0]
+
+        def both_refused() -> bool:
+            refused[0] += transport.refused(own)
+            return refused[0] >= 2
+
+        wait_until(both_refused, "two connections refused at their handshake")
+        assert refused[0] == 2 and transport.refused(own) == 0  # counted once
+        # what the refused ones sent was never queued: nothing but the first's is there
+        assert transport.clear(channel.number) == 0
+        transport.admit(channel.number, None)  # any number again: a late one is let in
+        late = context.socket(zmq.DEALER)
+        sockets.append(late)
+        late.connect(channel.endpoint)
+        late.send(b"late")
+        got = transport.recv(5000, own)
+        assert got is not None and got[1] == [b"late"] and got[0] != own
+    finally:
+        for socket in sockets:
+            socket.close(linger=0)

@@ -166,14 +166,19 @@ def flood(socket: zmq.Socket[bytes]) -> int:
 DEEP = 100_000
 
 
-def deep_hello() -> None:
-    """A hello whose unknown field nests deeper than any decoder goes, then a good one."""
+def deep_hello() -> zmq.Socket[bytes]:
+    """A hello whose unknown field nests deeper than any decoder goes, then a good one on
+    the same connection (the one its endpoint accepts); return the connection."""
     socket: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 1000)
     socket.connect(os.environ["ARENA_ENDPOINT"])
+    token = os.environ["ARENA_TOKEN"]
     socket.send(b'{"type":"hello","token":"%s","name":"deep","protocol":%d,"x":%s1%s}' % (
-        os.environ["ARENA_TOKEN"].encode(), PROTOCOL_VERSION, b'{"a":' * DEEP, b"}" * DEEP))
-    socket.close()
+        token.encode(), PROTOCOL_VERSION, b'{"a":' * DEEP, b"}" * DEEP))
+    socket.send(encode(Hello(token=token, name="deep", version="0",
+                             protocol=PROTOCOL_VERSION)))
+    decode_referee(socket.recv())  # the welcome
+    return socket
 
 
 def neighbours() -> None:
@@ -200,6 +205,20 @@ def neighbours() -> None:
 
 
 NEIGHBOURS: list[zmq.Socket[bytes]] = []
+
+
+def handshake_passed(monitor: zmq.Socket[bytes]) -> bool:
+    """Whether the monitored connection's handshake was accepted (its frames can reach the
+    referee) or refused; waits for the one or the other."""
+    from zmq.utils.monitor import recv_monitor_message
+
+    while True:
+        event = recv_monitor_message(monitor)["event"]
+        if event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+            return True
+        if event in (zmq.EVENT_HANDSHAKE_FAILED_AUTH, zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL,
+                     zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL):
+            return False
 
 
 def sockets() -> None:
@@ -238,7 +257,7 @@ def fill() -> None:
 
 
 ATTACKS = {"thief": thief, "snoop": snoop, "writer": writer, "logbypass": logbypass,
-           "setsid": setsid, "deep_hello": deep_hello, "neighbours": neighbours,
+           "setsid": setsid, "neighbours": neighbours,
            "sockets": sockets, "secrets": secrets, "fill": fill}
 IN_GAME = {"forkbomb": forkbomb, "hog": hog, "late_setsid": setsid,
            "setsid_hang": setsid_hang}
@@ -250,7 +269,7 @@ def main() -> None:
         hog()
     if MODE in ATTACKS:
         ATTACKS[MODE]()
-    socket, _ = connect(MODE, "0")
+    socket = deep_hello() if MODE == "deep_hello" else connect(MODE, "0")[0]
     flooded = 0
     while True:
         message = decode_referee(socket.recv())
@@ -271,13 +290,18 @@ def main() -> None:
             flooded = 1
             socket.send(encode(Action(id=message.id, action=random.choice(message.options))))
             big = encode(Action(id=10**9, action="x" * (900 << 10)))
+            accepted = 0
             for _ in range(2):  # sent after its answer: queued between its turns
                 side: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
                 side.setsockopt(zmq.LINGER, 0)
+                monitor = side.get_monitor_socket()
                 side.connect(os.environ["ARENA_ENDPOINT"])
-                for _ in range(5):
-                    side.send(big)
+                accepted += handshake_passed(monitor)
+                with contextlib.suppress(zmq.Again):  # refused: no connection to send on
+                    for _ in range(5):
+                        side.send(big, zmq.NOBLOCK)
                 NEIGHBOURS.append(side)
+            found(f"{accepted} of 2 side connections accepted")
             continue
         if MODE in ("deep", "escape") and flooded == 0:
             flooded = 1
