@@ -56,7 +56,8 @@ RINGS = ("core", "games", "protocol", "referee", "tournament", "ladder", "report
 its own ring and those before it, never one after it."""
 SIDE = {
     "client": "protocol",  # what a Python bot imports: the wire, never the referee's side
-    "_msgspec": "core", "_quiet_import": "core", "_zmtp": "core",  # the client's seams: nothing of arena's
+    "_msgspec": "core", "_quiet_import": "core",  # the client's seams: nothing of arena's
+    "_zmtp": "core",
     "errors": "core",
     "checkbot": "referee",
     "entry": "cli", "__main__": "cli",
