@@ -54,10 +54,13 @@ class Gate:
             else:
                 self._left[domain] = connections
 
+    def any_refused(self) -> bool:
+        """Whether any domain refused a connection not yet asked about (read without the
+        lock: asked before each request, and almost always false)."""
+        return bool(self._refused)
+
     def refused(self, domain: bytes) -> int:
         """How many connections `domain` refused since the last call."""
-        if not self._refused:  # almost always: asked before each request
-            return 0
         with self._lock:
             return self._refused.pop(domain, 0)
 

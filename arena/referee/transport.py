@@ -240,11 +240,13 @@ class ZmqTransport:
 
     def refused(self, peer: bytes) -> int:
         """How many connections `peer`'s channel refused since the last call."""
-        return self.refused_on(int.from_bytes(peer[:2], "big"))
+        return self.refused_on(peer_channel(peer))
 
     def refused_on(self, channel: int) -> int:
         """How many connections `channel` refused since the last call."""
-        return 0 if self._gate is None else self._gate.refused(_domain(channel))
+        if self._gate is None or not self._gate.any_refused():  # the common case, at once
+            return 0
+        return self._gate.refused(_domain(channel))
 
     def clear(self, channel: int) -> int:
         """Drop everything queued on `channel` (its bot stopped, or about to start afresh);

@@ -2,7 +2,8 @@
 
 A worker is forked from the fork server (`workers.worker_context`), so what the server
 holds when it forks is shared by every worker until written to:
-- the sandbox's mask arguments (a walk of /etc, ~3.5 ms) are made here once, not in each;
+- the sandbox's probes (bubblewrap, cgroups) and mask arguments (a walk of /etc), ~6.5 ms
+  of CPU, are made here once, not in each;
 - `gc.freeze` moves every object the preloads made into the collector's permanent
   generation: a worker's full collections then neither walk them nor write their headers,
   which would copy each page of the shared heap into every worker.

@@ -23,8 +23,10 @@ from .helpers import check_all
 SEEDS = (11, 22, 33)
 
 
-def play_checked(players: int, seed: int, rules: dict[str, object] | None = None) -> State:
-    """Play a random game, checking every invariant after every action; return the end."""
+def play_checked(players: int, seed: int, rules: dict[str, object] | None = None,
+                 seen: dict[str, int] | None = None) -> State:
+    """Play a random game, checking every invariant after every action; return the end.
+    `seen` gets the round in which a city was first completed (`completed_in`)."""
     state = GAME.new_game(players, rules or {}, seed)
     policy = random.Random(seed * 7 + players)
     steps = 0
@@ -43,6 +45,9 @@ def play_checked(players: int, seed: int, rules: dict[str, object] | None = None
         before = GAME.clone(state)
         events = GAME.apply(state, decision.seat, action)
         check_all(before, state, events)
+        if seen is not None and before.first_complete is None and \
+                state.first_complete is not None:
+            seen["completed_in"] = before.round
         if steps % 25 == 0:
             assert [e.to_wire() for e in twin_events] == [e.to_wire() for e in events]
             assert GAME.to_json(twin) == GAME.to_json(state)
@@ -54,7 +59,8 @@ def play_checked(players: int, seed: int, rules: dict[str, object] | None = None
 @pytest.mark.parametrize("players", range(2, 9))
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_play_conforms(players: int, seed: int) -> None:
-    state = play_checked(players, seed)
+    seen: dict[str, int] = {}
+    state = play_checked(players, seed, seen=seen)
     outcome = GAME.outcome(state)
     assert outcome is not None
     assert outcome.termination in (Termination.COMPLETED, Termination.MAX_ROUNDS)
@@ -62,7 +68,7 @@ def test_random_play_conforms(players: int, seed: int) -> None:
     if outcome.termination is Termination.MAX_ROUNDS:
         assert rounds == cap
     else:  # a completed city ends the game in the round it is completed
-        assert 1 <= rounds <= cap
+        assert rounds == seen["completed_in"] and rounds <= cap
         assert any(size(city) >= state.rules["city_size"] for city in state.cities)
     assert outcome.scores == tuple(breakdown(state, s)["total"] for s in range(players))
     assert len(outcome.details["breakdown"]) == players
