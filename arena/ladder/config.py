@@ -29,9 +29,9 @@ from arena.tournament.config import (
     parse_config,
     with_python,
 )
+from arena.tournament.store import LADDER_NAME
 from arena.tournament.yamlpos import LineDict, load
 
-CONFIG_NAME = "ladder.yaml"
 LADDER_ONLY = ("window", "explore", "batch")
 KEYS = ("name", "game", "rules", "players_per_game", "time", "faults", "concurrency", "seed",
         "transport", "sandbox", "limits", "max_bots", "pin_workers", "bot_files", *LADDER_ONLY)
@@ -73,7 +73,7 @@ def load_ladder(directory: Path) -> LadderConfig:
     Raises:
         ConfigError: the file is missing or unreadable, or every problem in it with its line.
     """
-    path = directory / CONFIG_NAME
+    path = directory / LADDER_NAME
     try:
         data = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
@@ -104,7 +104,7 @@ def check_fixed(config: LadderConfig, stored: tuple[str, int] | None, directory:
     for key, was, now in zip(FIXED, stored, played(config), strict=True):
         if was != now:
             raise ConfigError(
-                f"{directory / CONFIG_NAME}: the file says `{key}: {now}`, but this ladder's "
+                f"{directory / LADDER_NAME}: the file says `{key}: {now}`, but this ladder's "
                 f"database holds `{key}: {was}` (one ladder rates one game at one table "
                 f"size): put `{key}: {was}` back, or start a new ladder with `arena ladder "
                 "init`")
@@ -116,12 +116,12 @@ def require_ladder(directory: Path) -> None:
     Raises:
         ConfigError: it does not (one line; a missing directory included).
     """
-    if not (directory / CONFIG_NAME).is_file():
+    if not (directory / LADDER_NAME).is_file():
         raise _not_a_ladder(directory)
 
 
 def _not_a_ladder(directory: Path) -> ConfigError:
-    return ConfigError(f"{directory} is not a ladder: {directory / CONFIG_NAME} is missing "
+    return ConfigError(f"{directory} is not a ladder: {directory / LADDER_NAME} is missing "
                        "(create one with `arena ladder init`)")
 
 

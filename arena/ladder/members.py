@@ -21,11 +21,11 @@ from pathlib import Path
 
 from arena.core.errors import ConfigError, StoreError
 from arena.core.game import Json
-from arena.ladder.config import CONFIG_NAME, init_text, parse_ladder, played
+from arena.ladder.config import init_text, parse_ladder, played
 from arena.ladder.store import ACTIVE, RETIRED, LadderStore, Version, reading
 from arena.ladder.versions import content_version
 from arena.tournament.secret import SALT_NAME, ensure_salt
-from arena.tournament.store import DB_NAME
+from arena.tournament.store import DB_NAME, LADDER_NAME
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$")
 """Bot names and versions: what a tournament file allows for bot names."""
@@ -71,12 +71,12 @@ def init(directory: Path, *, game: str | None = None, players: int | None = None
     """
     if directory.exists() and not directory.is_dir():
         raise ConfigError(f"{directory} is a file, not a directory")
-    if (directory / CONFIG_NAME).exists():
-        raise StoreError(f"{directory} already holds a ladder ({directory / CONFIG_NAME})")
+    if (directory / LADDER_NAME).exists():
+        raise StoreError(f"{directory} already holds a ladder ({directory / LADDER_NAME})")
     name = directory.resolve().name or "ladder"
     text = config_text if config_text is not None else init_text(
         name, game or "", players, rules or {})
-    config = parse_ladder(text, source or str(directory / CONFIG_NAME), directory.resolve())
+    config = parse_ladder(text, source or str(directory / LADDER_NAME), directory.resolve())
     if _unfinished(directory):
         _remove_database(directory)
     try:
@@ -91,7 +91,7 @@ def init(directory: Path, *, game: str | None = None, players: int | None = None
             for sub in ("replays", "logs"):
                 (directory / sub).mkdir(exist_ok=True)
             ensure_salt(directory)
-            _write_whole(directory / CONFIG_NAME, text)
+            _write_whole(directory / LADDER_NAME, text)
     except (OSError, StoreError) as exc:
         if not _no_space(exc):
             if isinstance(exc, StoreError):
@@ -100,14 +100,14 @@ def init(directory: Path, *, game: str | None = None, players: int | None = None
         raise StoreError(f"the disk is full: could not create the ladder in {directory} "
                          "(no space left on its device); nothing was left there: free some "
                          "space, then run `arena ladder init` again") from None
-    return directory / CONFIG_NAME
+    return directory / LADDER_NAME
 
 
 @contextlib.contextmanager
 def _undone_on_failure(directory: Path) -> Iterator[None]:
     """Remove, when the body fails, what it made of a new ladder in `directory` (the
     files and folders that were not there before)."""
-    made = [directory / n for n in (DB_NAME, "replays", "logs", SALT_NAME, CONFIG_NAME)
+    made = [directory / n for n in (DB_NAME, "replays", "logs", SALT_NAME, LADDER_NAME)
             if not (directory / n).exists()]
     fresh = not directory.exists()
     try:

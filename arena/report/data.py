@@ -20,10 +20,10 @@ from arena.core.game import Json
 from arena.core.record import Fault, SeatRecord
 from arena.ladder.store import ADVICE as LADDER_ADVICE
 from arena.referee.replay import Replay, read_replay
-from arena.report.ladder import LADDER_FILE, LadderData, is_ladder, load_ladder
+from arena.report.ladder import LadderData, is_ladder, load_ladder
 from arena.tournament.outputs import read_run
 from arena.tournament.standings import Standings
-from arena.tournament.store import RUN_ADVICE, StoredGame
+from arena.tournament.store import LADDER_NAME, RUN_ADVICE, StoredGame
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +93,7 @@ def load_run(directory: Path) -> RunData:
 
 def _ladder_settings(directory: Path) -> dict[str, Json]:
     """The ladder's settings as its ladder.yaml states them (it loaded: the ladder did)."""
-    loaded = yaml.safe_load((directory / LADDER_FILE).read_text(encoding="utf-8"))
+    loaded = yaml.safe_load((directory / LADDER_NAME).read_text(encoding="utf-8"))
     return loaded if isinstance(loaded, dict) else {}
 
 

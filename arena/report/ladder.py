@@ -15,8 +15,7 @@ from pathlib import Path
 from arena.ladder import read
 from arena.ladder.store import Row, Snapshot, Standings, entry_name
 from arena.report.plots import Series
-
-LADDER_FILE = "ladder.yaml"
+from arena.tournament.store import LADDER_NAME
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +32,7 @@ class LadderData:
 
 def is_ladder(directory: Path) -> bool:
     """Whether `directory` holds a ladder (rather than a tournament run)."""
-    return (directory / LADDER_FILE).is_file()
+    return (directory / LADDER_NAME).is_file()
 
 
 def load_ladder(directory: Path) -> LadderData:

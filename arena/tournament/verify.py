@@ -35,11 +35,9 @@ from arena.tournament.pairing import RoundPlan
 from arena.tournament.secret import game_seed, read_salt
 from arena.tournament.settings import RULES, Settings
 from arena.tournament.standings import Standings
-from arena.tournament.store import PUBLIC, GameRow, Store, StoredGame
+from arena.tournament.store import LADDER_NAME, PUBLIC, GameRow, Store, StoredGame
 
 REPLAYS = "replays"
-LADDER_FILE = "ladder.yaml"
-"""What makes a directory a ladder (`arena.ladder.config.CONFIG_NAME`: an outer ring)."""
 
 
 @dataclass
@@ -99,7 +97,7 @@ def verify_run(directory: Path, registry: Registry) -> Report:
                             "files of games in play and the standings files are not checked")
         return report
     _check_unreferenced(run, report)
-    if (directory / LADDER_FILE).exists():  # no results.json: a rating, kept in the database
+    if (directory / LADDER_NAME).exists():  # no results.json: a rating, kept in the database
         report.notes.append("a ladder: its games are verified; its standings are ratings "
                             f"(`arena ladder standings {directory}`), with no results.json "
                             "or standings.csv to compare")
