@@ -29,7 +29,7 @@ from arena.cli.options import (
 )
 from arena.cli.play import parse_bot
 from arena.cli.run import check_out
-from arena.cli.ui import console, err_console
+from arena.cli.ui import console, err_console, progress_echo, unless_stdout_gone
 from arena.core.errors import ArenaError
 from arena.games import REGISTRY
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
@@ -175,11 +175,12 @@ def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], pl
         where = f" ({exc.filename})" if exc.filename else ""
         raise ArenaError(f"cannot write the results in {out}: {exc.strerror or exc}"
                          f"{where}") from None
-    lines.finish(result.status)
-    for line in verdict_lines(setup, result.verdict, result.status):
-        click.echo(line)
-    console.print(f"Results in {out}/ ({REPORT_NAME}, results.sqlite, results.json, "
-                  "replays/)", highlight=False)
+    with unless_stdout_gone():  # the verdict is the exit status, whatever stdout does
+        lines.finish(result.status)
+        for line in verdict_lines(setup, result.verdict, result.status):
+            click.echo(line)
+        console.print(f"Results in {out}/ ({REPORT_NAME}, results.sqlite, results.json, "
+                      "replays/)", highlight=False)
     click.get_current_context().exit(EXIT_CODES[result.verdict])
 
 
@@ -221,17 +222,17 @@ class _ProgressLines:
         if self.shown < 0:
             self.shown = progress.games
             stored = f", {progress.resumed} games already stored" if progress.resumed else ""
-            click.echo(f"{self.setup.name}: {self.setup.game}, {self.setup.players} players, "
-                       f"{self.setup.pairing.value} deals, at most {progress.max_games} "
-                       f"games{stored}")
+            progress_echo(f"{self.setup.name}: {self.setup.game}, {self.setup.players} "
+                          f"players, {self.setup.pairing.value} deals, at most "
+                          f"{progress.max_games} games{stored}")
         if progress.games - self.shown >= self.every:
             self.shown = progress.games
-            click.echo(progress_line(progress.status, self.setup.hypotheses))
+            progress_echo(progress_line(progress.status, self.setup.hypotheses))
 
     def finish(self, status: Status) -> None:
         """Print the last line, unless it is already shown."""
         if 2 * status.deals != self.shown:
-            click.echo(progress_line(status, self.setup.hypotheses))
+            progress_echo(progress_line(status, self.setup.hypotheses))
 
 
 def progress_line(status: Status, hypotheses: Hypotheses) -> str:

@@ -22,7 +22,7 @@ from arena.cli.options import (
     sandbox_option,
 )
 from arena.cli.run import report_hook, write_report
-from arena.cli.ui import console, err_console, fitted_table, progress_echo
+from arena.cli.ui import console, err_console, fitted_table, progress_echo, unless_stdout_gone
 from arena.core.errors import ConfigError
 from arena.core.record import ForfeitReason
 from arena.ladder import members, read
@@ -221,9 +221,10 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
                               f"{directory / 'logs' / (bot + '.log')}", highlight=False,
                               markup=False)
     resumed = f" ({result.resumed} finishing a stopped run's round)" if result.resumed else ""
-    console.print(f"run {result.run}: {result.played} game(s) played{resumed}; "
-                  f"{result.stored} in the ladder")
-    print_standings(directory, "table", all_versions=False, limit=10)
+    with unless_stdout_gone():  # the report is still to come
+        console.print(f"run {result.run}: {result.played} game(s) played{resumed}; "
+                      f"{result.stored} in the ladder")
+        print_standings(directory, "table", all_versions=False, limit=10)
     if not no_report:
         write_report(directory)
 

@@ -18,7 +18,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.cli.options import check_pinning, cluster_option, pin_workers_option, sandbox_option
-from arena.cli.ui import console, err_console, fitted_table, logs_through, progress_echo
+from arena.cli.ui import (
+    console,
+    err_console,
+    fitted_table,
+    logs_through,
+    progress_echo,
+    unless_stdout_gone,
+)
 from arena.core.errors import ArenaError
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.tournament.config import MAX_CONCURRENCY, load_config, preflight
@@ -152,11 +159,14 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
         where = f" ({exc.filename})" if exc.filename else ""
         raise ArenaError(f"cannot write the results in {out}: {exc.strerror or exc}"
                          f"{where}") from None
-    console.print(render_table(table, f"{config.name}: final standings "
-                                      f"({table.games} games)"))
+    with unless_stdout_gone():  # the report is still to come
+        console.print(render_table(table, f"{config.name}: final standings "
+                                          f"({table.games} games)"))
     for warning in table.warnings():
         err_console.print(f"[yellow]warning: {warning}[/]")
-    console.print(f"Results in {out}/ (results.sqlite, results.json, standings.csv, replays/)")
+    with unless_stdout_gone():
+        console.print(f"Results in {out}/ (results.sqlite, results.json, standings.csv, "
+                      "replays/)")
     if not no_report:
         write_report(out)
 
@@ -181,7 +191,8 @@ def write_report(out: Path) -> None:
         err_console.print(f"[yellow]warning: no report: {exc} (the results are stored; "
                           f"`arena report {out}` tries again)[/]")
         return
-    report_done(built, time.monotonic() - started)
+    with unless_stdout_gone():  # the run's work is done: its status stays 0
+        report_done(built, time.monotonic() - started)
 
 
 def live_view_wanted() -> bool:

@@ -6,6 +6,7 @@ rich is imported only by the `arena.cli` package.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import sys
@@ -18,7 +19,18 @@ from rich.console import Console
 from rich.logging import RichHandler
 from rich.table import Table
 
-console = Console(soft_wrap=not sys.stdout.isatty())
+
+class _StdoutConsole(Console):
+    """rich's console on stdout, except that a print whose reader has gone raises
+    BrokenPipeError, which `unless_stdout_gone` can catch, where rich exits with status 1
+    (SystemExit); elsewhere click then exits with status 1 as rich did."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True  # as rich: what this console prints from now on goes nowhere
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+
+console = _StdoutConsole(soft_wrap=not sys.stdout.isatty())
 err_console = Console(stderr=True, soft_wrap=not sys.stderr.isatty())
 """Where the output is no terminal (a file, a pipe, a cron log) a line printed is one line:
 rich's 80 columns there broke a warning in two, and `grep` or `tail -1` caught half. On a
@@ -94,14 +106,25 @@ def fitted_table(title: str, columns: Sequence[tuple[str, Justify]],
 
 def progress_echo(line: str) -> None:
     """Print a progress line; once stdout's reader has gone (`| head`, a log reader
-    killed), go on without it, saying so once on stderr. The run stopped at the next line
+    killed), go on without it (`unless_stdout_gone`). The run stopped at the next line
     (a ladder: status 1 and no word, its round unfinished; `arena run`: "cannot write the
     results ...: Broken pipe"): the games matter, not the lines (found by a scheduler's
     audit)."""
-    try:
+    with unless_stdout_gone():
         click.echo(line)
+
+
+@contextlib.contextmanager
+def unless_stdout_gone() -> Iterator[None]:
+    """Print what the block prints; when stdout's reader has gone, skip the rest of the
+    block's printing and go on, saying so once on stderr. Around each print a command
+    does before work still to do: a reader gone after the last progress line made the
+    final table's print end `arena run` with status 1, no word and no report (click exits
+    so on a broken pipe)."""
+    try:
+        yield
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # later writes, and the flush at exit, pass
         os.close(devnull)
-        click.echo("stdout was closed: the run goes on without its progress lines", err=True)
+        click.echo("stdout was closed: the run goes on without printing there", err=True)

@@ -18,6 +18,7 @@ from arena.tournament.store import file_digest
 from tests.conditions import PATIENCE_S, interruptible, wait_until
 from tests.tournament.test_resume import (
     GATED_BOT,
+    READER_GOES,
     alive,
     close_stdout_after_a_line,
     descendants,
@@ -191,3 +192,17 @@ def test_a_run_whose_stdout_closes_plays_on(tmp_path: Path) -> None:
     assert close_stdout_after_a_line(process, gate).startswith(b"[1/6]")
     assert stored(directory) == 6
     check_whole(directory)
+
+
+def test_a_run_whose_stdout_closes_after_its_last_progress_line_writes_its_report(
+        tmp_path: Path) -> None:
+    # the reader goes between the last progress line and the run's summary, whose print
+    # ended the run with status 1, no word and no report
+    directory = ladder(tmp_path)
+    done = subprocess.run([sys.executable, str(READER_GOES), "[4/4]", "ladder", "run",
+                           str(directory), "--games", "4", "-j", "1"], capture_output=True,
+                          timeout=PATIENCE_S)
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"stdout was closed: the run goes on without printing there" in done.stderr
+    assert stored(directory) == 4
+    assert (directory / "report" / "index.html").is_file()

@@ -27,8 +27,8 @@ from arena.tournament.compare import (
 )
 from arena.tournament.sprt import Pairing
 from arena.tournament.store import GameKey
-from tests.conditions import wait_until
-from tests.tournament.test_resume import alive, descendants, stored
+from tests.conditions import PATIENCE_S, wait_until
+from tests.tournament.test_resume import READER_GOES, alive, descendants, stored
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "sample_bots" / "python"
@@ -135,6 +135,22 @@ def test_random_is_not_found_better_than_random(tmp_path: Path) -> None:
                    "--players", "3", "--opponents", "builtin:random", "--max-games", "300")
     assert done.returncode in (1, 2), done.stdout + done.stderr
     assert report(tmp_path)["verdict"] in ("H0", "inconclusive")
+
+
+def test_a_comparison_whose_stdout_closes_plays_on_to_its_verdict(tmp_path: Path) -> None:
+    # `arena compare ... | head -1`: the progress line after the reader had gone ended the
+    # comparison with "cannot write the results in OUT: Broken pipe" and status 3, never
+    # its verdict's
+    done = subprocess.run([sys.executable, str(READER_GOES), "compare d vs r:", "compare",
+                           "machiavelli", "--out", str(tmp_path), "-j", "2", "--sandbox",
+                           "none", "--candidate", "d=builtin:default", "--base",
+                           "r=builtin:random", "--max-games", "40", "--report-every", "10"],
+                          capture_output=True, timeout=PATIENCE_S, cwd=ROOT)
+    assert b"stdout was closed: the run goes on without printing there" in done.stderr
+    verdict = report(tmp_path)["verdict"]
+    assert done.returncode == {"H1": 0, "H0": 1, "inconclusive": 2}[str(verdict)], \
+        done.stderr.decode()
+    assert stored(tmp_path) == report(tmp_path)["games"]
 
 
 def test_a_killed_comparison_resumes_to_the_uninterrupted_verdict(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ bots:
 """ + "".join(f"  - {{name: bot{i}, cmd: '{cmd}'}}\n" for i, cmd in enumerate(BOTS))
 GAMES = 35 * 4  # every 4-subset of 7 bots, 4 times
 GATED_BOT = Path(__file__).resolve().parents[1] / "gated_bot.py"
+READER_GOES = Path(__file__).resolve().parents[1] / "reader_goes.py"
 
 
 def arena(*args: str) -> list[str]:
@@ -189,6 +190,22 @@ def test_a_run_whose_stdout_closes_plays_on(tmp_path: Path) -> None:
     assert stored(out) == 8 * 7 * 6 * 5 // 24 * 4  # every 4-subset of 8 bots, 4 times
 
 
+def test_a_run_whose_stdout_closes_after_its_last_progress_line_writes_its_report(
+        tmp_path: Path) -> None:
+    # `arena run ... | head -n 141`: the reader goes between the last progress line and the
+    # final table, whose print ended the run with status 1, no word and no report
+    file = tmp_path / "t.yaml"
+    file.write_text(TOURNAMENT)
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, str(READER_GOES), f"[{GAMES}/{GAMES}]", "run",
+                           str(file), "--out", str(out)], capture_output=True,
+                          timeout=PATIENCE_S)
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"stdout was closed: the run goes on without printing there" in done.stderr
+    assert stored(out) == GAMES
+    assert (out / "report" / "index.html").is_file()
+
+
 def close_stdout_after_a_line(process: subprocess.Popen[bytes], gate: Path) -> bytes:
     """Read the run's first line, close its stdout, let its gated bot go on (a progress
     line then comes after the close), and check that the run went on to its end; return
@@ -201,5 +218,5 @@ def close_stdout_after_a_line(process: subprocess.Popen[bytes], gate: Path) -> b
     process.stderr.close()
     process.wait(timeout=PATIENCE_S)
     assert process.returncode == 0, err.decode()
-    assert b"stdout was closed: the run goes on without its progress lines" in err
+    assert b"stdout was closed: the run goes on without printing there" in err
     return first
