@@ -27,7 +27,6 @@ Run: .venv/bin/python bench/tournament.py
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import random
@@ -35,13 +34,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-from args import counts, positive  # bench/args.py
+from typing import TYPE_CHECKING
 
 from arena.tournament.config import load_config
 from arena.tournament.pairing import History, round_robin, swiss_round
 from arena.tournament.ratings import fit
 from arena.tournament.runner import Progress, Runner
+
+if TYPE_CHECKING:
+    import argparse
 
 ROOT = Path(__file__).resolve().parents[1]
 LONGER = 4
@@ -184,7 +185,9 @@ def main() -> None:
     # imported here, not at the top: every worker process of a run runs this script again
     # (as `__mp_main__`, before its first game), and their imports cost each worker ~12 ms
     # of CPU (~16 ms against ~4 for a worker of the `arena` command, whose script imports
-    # arena.entry alone): CPU per game grew with the worker count by the bench's own cost
+    # arena.entry alone): CPU per game grew with the worker count by the bench's own cost;
+    # argparse with gettext cost each ~8 ms more (`_options`)
+    from args import counts, positive  # bench/args.py
     from emulate import emulate  # bench/emulate.py, next to this script
     from scaling import scaling, simulated_starts  # bench/scaling.py
     from starts import starts as real_starts  # bench/starts.py
@@ -234,6 +237,10 @@ def main() -> None:
 
 
 def _options() -> argparse.Namespace:
+    import argparse
+
+    from args import counts, positive
+
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], epilog="With no option: every figure, the "
         "scaling run with GAMES_PER_PAIRING games per table (default 1).")
