@@ -113,6 +113,11 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     if dry_run:
         _dry_run(config)
         preflight(config)  # the organiser's "check my file": its commands too
+        address = cluster if cluster is not None else config.cluster
+        if address is not None:  # and what a cluster refuses: bundles, a host name
+            from arena.tournament.cluster import preflight as cluster_preflight
+
+            cluster_preflight(config, address, out)
         for line in shared_folders(config.bots):
             err_console.print(f"note: {line}", highlight=False, markup=False)
         return

@@ -29,10 +29,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from arena import __version__
 from arena.core.errors import ArenaError
 from arena.core.record import GameRecord
 from arena.tournament.bundles import Bundle, pack
-from arena.tournament.cluster_connect import connect
+from arena.tournament.cluster_connect import check_host, connect
 from arena.tournament.cluster_worker import (
     IDLE_S,
     Done,
@@ -49,6 +50,7 @@ from arena.tournament.workers import POLL_S, DiskFull, Event, disk_full
 if TYPE_CHECKING:
     from distributed import Client, Future
 
+    from arena.tournament.config import TournamentConfig
     from arena.tournament.runner import Job, Runner
 
 log = logging.getLogger(__name__)
@@ -97,10 +99,13 @@ class DaskExecutor:
         """When `_check_scheduler` last asked for the workers (monotonic seconds)."""
         self.lost: set[GameKey] = set()
         """Games whose result was lost with its worker, waiting to be played again."""
+        self.checked: set[str] = set()
+        """The workers found to run this arena (`_check_arena`)."""
 
     def __enter__(self) -> DaskExecutor:
         self.client, self.cluster = connect(self.address, self.runner.concurrency)
         try:
+            self._threads()  # and each worker there runs this arena
             self.spec = self._spec()
             self.client.subscribe_topic(self.spec.topic, self._on_topic)
         except BaseException:
@@ -111,13 +116,9 @@ class DaskExecutor:
     def _spec(self) -> WorkSpec:
         config = self.runner.config
         placed = {}
-        home = Path(config.source).resolve().parent if Path(config.source).is_file() else None
-        if config.bot_files == "bundle":
-            for bot in config.bots:
-                bundle = pack(bot, skip=[self.runner.out], default_cwd=home)
-                if bundle is not None:
-                    self.bundles[bundle.digest] = bundle
-                    placed[bot.name] = bundle.placed
+        for name, bundle in bundles(config, self.runner.out).items():
+            self.bundles[bundle.digest] = bundle
+            placed[name] = bundle.placed
         return WorkSpec(self.token, config.bots, placed, config.time, config.faults,
                         config.game, dict(config.rules), config.sandbox,
                         config.transport == "tcp", config.bot_bound(),
@@ -203,9 +204,41 @@ class DaskExecutor:
         if self.client.status != "running":
             return None
         try:
-            return int(sum(self.client.nthreads().values()))
+            threads = self.client.nthreads()
         except OSError:  # the connection went while asking: _check_scheduler says why
             return None
+        self._check_arena([w for w in threads if w not in self.checked])
+        return int(sum(threads.values()))
+
+    def _check_arena(self, workers: list[str]) -> None:
+        """Stop the run where a worker lacks this arena (not installed, or another version).
+
+        Why: Dask's check at connection compares Python, dask, distributed and a few more,
+        not arena; a worker without it fails to read each game it is given and stops, and
+        the run waited for ever, saying only that the scheduler had no workers.
+
+        Raises:
+            ArenaError: a worker runs no arena, or another version.
+        """
+        if not workers or self.client is None:
+            return
+        # eval, a builtin, travels by name: a function of arena's could not even be read
+        # by a worker without arena, and would fail there before saying why
+        found = self.client.run(eval, "__import__('arena').__version__", workers=workers,
+                                on_error="return")
+        for worker, version in sorted(found.items()):
+            if version == __version__:
+                self.checked.add(worker)
+            elif isinstance(version, ImportError):
+                raise ArenaError(f"worker {worker} cannot play arena's games: arena is not "
+                                 f"installed there ({version}); install arena {__version__},"
+                                 " the one this machine runs, on every worker "
+                                 f"(docs/cluster.md){_RESUME}")
+            elif isinstance(version, str):
+                raise ArenaError(f"worker {worker} runs arena {version}, this machine "
+                                 f"{__version__}: install the same arena on every worker "
+                                 f"(docs/cluster.md){_RESUME}")
+            # anything else (the worker went while asked): asked again at the next count
 
     def _scheduler_lost(self, doing: str = "") -> ArenaError:
         return ArenaError(f"lost the Dask scheduler at {self.address}{doing} (it stopped "
@@ -378,10 +411,7 @@ class DaskExecutor:
                         "worker stops the run's bots after %d minutes without a game)",
                         IDLE_S // 60)
         else:
-            try:
-                logs = client.run(close_run, self.token)
-            except Exception as exc:  # noqa: BLE001 - a worker gone: its bots went with it
-                log.warning("could not collect the bots' logs from the workers: %s", exc)
+            logs = self._collect_logs(client)
         self._keep_logs(logs)
         with contextlib.suppress(Exception):
             client.close()
@@ -390,15 +420,57 @@ class DaskExecutor:
                 self.cluster.close()
         self.client = None
 
+    def _collect_logs(self, client: Client) -> dict[str, dict[str, bytes]]:
+        """Stop the run's referees on the workers and return their bots' logs, saying which
+        workers that played games had none to give (gone, or failing to answer)."""
+        try:
+            found = client.run(close_run, self.token, on_error="return")
+        except Exception as exc:  # noqa: BLE001 - the scheduler went while asking
+            log.warning("could not collect the bots' logs from the workers: %s", exc)
+            return {}
+        logs = {w: files for w, files in found.items() if isinstance(files, dict)}
+        for worker in sorted({w for w, _ in self.numbers} - set(logs) - {"?"}):
+            why = found.get(worker, "the worker is gone, and its bots with it")
+            log.warning("the bots' logs of worker %s are lost: %s", worker, why)
+        return logs
+
     def _keep_logs(self, logs: dict[str, dict[str, bytes]]) -> None:
-        """Write each worker's bot logs under OUT/logs/WORKER/ (best effort)."""
+        """Add each worker's bot logs to OUT/logs/WORKER/ (best effort): after what an
+        earlier run into OUT left there (a resumed run's worker may have the same address
+        and thread), as a local run's logs grow."""
         for worker, files in logs.items():
             folder = self.runner.out / "logs" / re.sub(r"[^A-Za-z0-9.-]+", "_", worker)
             for name, data in files.items():
                 with contextlib.suppress(OSError):
                     path = folder / name
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_bytes(data)
+                    with path.open("ab") as file:
+                        file.write(data)
+
+
+def bundles(config: TournamentConfig, out: Path) -> dict[str, Bundle]:
+    """Each bot's bundle, by the bot's name, where the bots travel as bundles (`pack`: a
+    built-in or a system command has none).
+
+    Raises:
+        ConfigError: a bot cannot be bundled (a file beside the tournament file, too large).
+    """
+    if config.bot_files != "bundle":
+        return {}
+    home = Path(config.source).resolve().parent if Path(config.source).is_file() else None
+    packed = {bot.name: pack(bot, skip=[out], default_cwd=home) for bot in config.bots}
+    return {name: bundle for name, bundle in packed.items() if bundle is not None}
+
+
+def preflight(config: TournamentConfig, address: str, out: Path) -> None:
+    """What a run on the cluster at `address` refuses before it plays, checked without
+    playing (`--dry-run`): each bot's bundle, and the scheduler's host name.
+
+    Raises:
+        ArenaError: a bot cannot be bundled, or the host name is unknown.
+    """
+    bundles(config, out)
+    check_host(address)
 
 
 def _failure(exc: BaseException | None) -> str:

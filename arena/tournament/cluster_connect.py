@@ -5,7 +5,9 @@ scheduler at the address, each failure in one line (`connect`).
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
+import os
 import signal
 import socket
 import threading
@@ -22,6 +24,8 @@ CONNECT_S = 20
 """How long to wait for a remote scheduler before saying it cannot be reached."""
 HANDSHAKE_S = 10
 """How much longer than `CONNECT_S` a scheduler may take to answer once connected."""
+CLOSE_S = 2
+"""How long a client whose start failed may take to close."""
 
 
 def connect(address: str, workers: int) -> tuple[Client, Any]:
@@ -47,6 +51,7 @@ def connect(address: str, workers: int) -> tuple[Client, Any]:
                                        silence_logs=logging.ERROR)
             return Client(cluster), cluster
         _resolve(address)
+        _check_tls_files(address)
         return _client(address), None
     except BaseException as exc:
         if cluster is not None:  # a half-started one: its workers would outlive the run
@@ -76,6 +81,7 @@ def _client(address: str) -> Client:
         try:
             client = Client(address, timeout=CONNECT_S, set_as_default=False)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            _discard_half_made(exc)
             failed.append(exc)
             return
         with lock:
@@ -99,6 +105,89 @@ def _client(address: str) -> Client:
     return got[0]
 
 
+def _discard_half_made(exc: BaseException) -> None:
+    """Close the client whose start raised `exc`, found in its traceback, and drop the
+    tracebacks. Why: the half-made client lived on in a traceback until the process
+    exited, where its `__del__` waited 40 s (twice the connect timeout) to close it and
+    printed Dask's traceback after arena's one line (a worker's address given for the
+    scheduler's, tls:// without a certificate). Dask's warning of the connection that the
+    collector then closes ("Closing dangling stream") says nothing to an organiser: it is
+    kept out."""
+    from distributed import Client
+
+    comm = logging.getLogger("distributed.comm.tcp")
+    level = comm.level
+    comm.setLevel(logging.ERROR)
+    try:
+        clients = [c for c in _frame_selves(exc) if isinstance(c, Client)]
+        for client in clients[:1]:
+            with contextlib.suppress(Exception):
+                client.close(timeout=CLOSE_S)
+            client.status = "closed"  # as close() leaves it: its __del__ then returns
+        chained: BaseException | None = exc
+        while chained is not None:  # each traceback of the chain holds frames that hold it
+            chained.__traceback__ = None
+            chained = chained.__context__
+        del clients
+        gc.collect()
+    finally:
+        comm.setLevel(level)
+
+
+def _frame_selves(exc: BaseException) -> list[object]:
+    """The `self` of each method in `exc`'s traceback, outermost first."""
+    found, tb = [], exc.__traceback__
+    while tb is not None:
+        if "self" in tb.tb_frame.f_locals:
+            found.append(tb.tb_frame.f_locals["self"])
+        tb = tb.tb_next
+    return found
+
+
+def check_host(address: str) -> None:
+    """Look up the host of a scheduler's address now (none for `local[:N]`).
+
+    Raises:
+        ArenaError: its name is unknown.
+    """
+    if local_workers(address) is not None:
+        return
+    try:
+        _resolve(address)
+    except OSError as exc:
+        raise ArenaError(f"cannot reach the Dask scheduler at {address}: "
+                         f"{_reason(address, exc)}") from None
+
+
+TLS_FILES = ("distributed.comm.tls.ca-file", "distributed.comm.tls.client.cert",
+             "distributed.comm.tls.client.key")
+"""The settings that name this machine's TLS files (DASK_DISTRIBUTED__COMM__TLS__CA_FILE
+and so on, or distributed.yaml)."""
+
+
+def _check_tls_files(address: str) -> None:
+    """Name a TLS file that Dask's settings give and that is not there: Dask says only
+    "No such file or directory", whichever it was (a relative path, read from the
+    directory arena runs in, for one).
+
+    Raises:
+        ArenaError: a file the settings name is missing.
+    """
+    if not address.startswith(("tls://", "wss://")):
+        return
+    import dask
+
+    for key in TLS_FILES:
+        path = dask.config.get(key, None)
+        if path and not os.path.isfile(path):
+            hint = "" if os.path.isabs(path) else \
+                f"a relative path is read from {os.getcwd()}, where arena runs; give each " \
+                "TLS file by its absolute path: "
+            raise ArenaError(f"cannot reach the Dask scheduler at {address}: the setting "
+                             f"{key} names {path}, which is not a file ({hint}"
+                             "docs/cluster.md, TLS)")
+
+
 def _resolve(address: str) -> None:
     """Look the scheduler's host up first: Dask would try an unknown name until its timeout
     and then say only that it timed out.
@@ -116,6 +205,10 @@ def _reason(address: str, exc: Exception) -> str:
         return f"its host name cannot be looked up ({exc.strerror or exc})"
     if isinstance(exc, OSError) and exc.filename:  # a TLS file the settings name, missing
         return f"{exc.strerror or exc}: {exc.filename}"
+    if isinstance(exc, TypeError) and "Worker." in str(exc):
+        # Dask's words: "Worker.identity() got an unexpected keyword argument ..."
+        return ("that is a Dask worker's address, not the scheduler's (the one each "
+                "`dask worker` was started with; 8786 by default)")
     if isinstance(exc, TypeError) and address.startswith("tls://"):
         # Dask's words: "TLS expects a `ssl_context` argument ... Instead got None"
         return ("tls:// needs this machine's certificate: set DASK_DISTRIBUTED__COMM__TLS__"

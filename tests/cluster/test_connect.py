@@ -6,18 +6,25 @@ from __future__ import annotations
 
 import queue
 import socket
+import subprocess
+import sys
 import threading
 from collections import deque
 from collections.abc import Iterator
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from arena import __version__
 from arena.core.errors import ArenaError
 from arena.tournament import cluster, cluster_connect
 from arena.tournament.cluster import DaskExecutor
 from arena.tournament.store import GameKey
+from tests.conditions import PATIENCE_S
+
+DEMO = Path(__file__).resolve().parents[2] / "tournaments" / "demo.yaml"
 
 
 @pytest.fixture
@@ -61,7 +68,7 @@ def _executor() -> Any:
     executor.address, executor.inbox, executor.ready = "tcp://sched:8786", queue.Queue(), deque()
     executor.where, executor.playing, executor.futures = {}, {}, {}
     executor.jobs, executor.counted, executor.workerless_said = {}, 0.0, False
-    executor.probed, executor.lost = 0.0, set()
+    executor.probed, executor.lost, executor.checked = 0.0, set(), set()
     return executor
 
 
@@ -138,7 +145,9 @@ def test_workers_joining_later_get_games(monkeypatch: pytest.MonkeyPatch) -> Non
     kept 3 games in flight."""
     executor = _executor()
     threads: dict[str, int] = {}
-    executor.client = SimpleNamespace(status="running", nthreads=lambda: threads)
+    executor.client = SimpleNamespace(status="running", nthreads=lambda: threads,
+                                      run=lambda *args, workers, on_error: {
+                                          w: __version__ for w in workers})
     executor.queue, executor.room, executor.counted = deque(range(100)), 0, -100.0
     sent: list[object] = []
 
@@ -166,3 +175,91 @@ def test_a_scheduler_without_workers_is_said_once(caplog: pytest.LogCaptureFixtu
         executor._check_scheduler()
     said = [r.getMessage() for r in caplog.records]
     assert len(said) == 1 and "has no workers now" in said[0] and "dask worker" in said[0]
+
+
+def test_a_workers_address_given_for_the_schedulers_is_one_line_and_ends_at_once(
+        tmp_path: Path) -> None:
+    # the address copied from `dask worker`'s "Start worker at:": Dask's TypeError, then
+    # the half-made client, kept in its traceback, made the process wait 40 s at its exit
+    # and print "Exception ignored in: <function Client.__del__ ...>" after arena's line
+    import distributed
+
+    with distributed.LocalCluster(  # type: ignore[no-untyped-call]
+            n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
+            dashboard_address=":0") as local:
+        worker = next(iter(local.scheduler_info["workers"]))
+        done = subprocess.run([sys.executable, "-m", "arena", "run", str(DEMO), "--out",
+                               str(tmp_path / "out"), "--cluster", worker],
+                              capture_output=True, text=True, timeout=PATIENCE_S)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert lines == [f"Error: cannot reach the Dask scheduler at {worker}: that is a Dask "
+                     "worker's address, not the scheduler's (the one each `dask worker` was "
+                     "started with; 8786 by default)"], done.stderr
+
+
+def test_a_resumed_runs_worker_logs_follow_the_first_parts(tmp_path: Path) -> None:
+    # a resumed run's worker of the same address and thread overwrote the interrupted
+    # part's bot logs; a local run's grow
+    executor = _executor()
+    executor.runner = SimpleNamespace(out=tmp_path)
+    executor._keep_logs({"tcp://w:1": {"thread-0/bot.log": b"first part\n"}})
+    executor._keep_logs({"tcp://w:1": {"thread-0/bot.log": b"resumed\n"}})
+    assert (tmp_path / "logs" / "tcp_w_1" / "thread-0" / "bot.log").read_bytes() == \
+        b"first part\nresumed\n"
+
+
+def test_a_worker_that_played_and_has_no_logs_to_give_is_named(
+        caplog: pytest.LogCaptureFixture) -> None:
+    executor = _executor()
+    executor.token = "t"
+    executor.numbers = {("tcp://kept:1", 0): 0, ("tcp://failed:1", 0): 1,
+                        ("tcp://killed:1", 0): 2}
+    answers = {"tcp://kept:1": {"thread-0/bot.log": b"x"},
+               "tcp://failed:1": OSError("disk gone"), "tcp://idle:1": {}}
+    client = SimpleNamespace(run=lambda *args, **kwargs: answers)
+    assert executor._collect_logs(client) == {"tcp://kept:1": {"thread-0/bot.log": b"x"},
+                                              "tcp://idle:1": {}}
+    assert [r.getMessage() for r in caplog.records] == [
+        "the bots' logs of worker tcp://failed:1 are lost: disk gone",
+        "the bots' logs of worker tcp://killed:1 are lost: the worker is gone, and its bots "
+        "with it"]
+
+
+def test_a_worker_without_this_arena_stops_the_run_in_one_line() -> None:
+    # Dask's own check leaves arena out: a worker without it stopped on each game it was
+    # given, and the run waited for ever, saying that the scheduler had no workers
+    executor = _executor()
+    answers: dict[str, object] = {"tcp://a:1": __version__}
+    executor.client = SimpleNamespace(run=lambda *args, workers, on_error: {
+        w: answers[w] for w in workers})
+    executor._check_arena(["tcp://a:1"])
+    assert executor.checked == {"tcp://a:1"}
+    answers["tcp://b:1"] = ModuleNotFoundError("No module named 'arena'")
+    with pytest.raises(ArenaError, match=r"^worker tcp://b:1 cannot play arena's games: "
+                                         r"arena is not installed there \(No module named "):
+        executor._check_arena(["tcp://b:1"])
+    answers["tcp://c:1"] = "0.0.1"
+    with pytest.raises(ArenaError, match=f"^worker tcp://c:1 runs arena 0.0.1, this machine "
+                                         f"{__version__}: "):
+        executor._check_arena(["tcp://c:1"])
+    answers["tcp://d:1"] = OSError("gone while asked")
+    executor._check_arena(["tcp://d:1"])  # asked again at the next count
+    assert executor.checked == {"tcp://a:1"}
+
+
+def test_a_tls_file_that_is_not_there_is_named(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # docs/cluster.md's example gave relative paths: from another directory Dask said only
+    # "[Errno 2] No such file or directory", whichever file it was
+    import dask
+
+    (tmp_path / "ca.pem").write_text("")
+    monkeypatch.chdir(tmp_path)
+    with dask.config.set({"distributed.comm.tls.ca-file": "ca.pem",
+                          "distributed.comm.tls.client.cert": "node.pem"}):
+        with pytest.raises(ArenaError, match=(
+                r"^cannot reach the Dask scheduler at tls://127.0.0.1:1: the setting "
+                r"distributed.comm.tls.client.cert names node.pem, which is not a file \(a "
+                f"relative path is read from {tmp_path}, where arena runs; ")):
+            cluster_connect.connect("tls://127.0.0.1:1", 1)

@@ -35,6 +35,24 @@ def test_dry_run_prints_the_schedule_and_count(runner: CliRunner, tmp_path: Path
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.parametrize(("cluster", "bot_file", "said"), [
+    ("local:1", "bot.py", "Error: bot 'here': bot.py lies beside the tournament file"),
+    ("tcp://nosuch.invalid:8786", "bots/bot.py", "Error: cannot reach the Dask scheduler at "
+     "tcp://nosuch.invalid:8786: its host name cannot be looked up")])
+def test_a_dry_run_on_a_cluster_refuses_what_the_run_would(
+        runner: CliRunner, tmp_path: Path, cluster: str, bot_file: str, said: str) -> None:
+    # the organiser's check the day before passed both, and the club night's run refused
+    # them before its first game (found by an organiser's audit)
+    (tmp_path / bot_file).parent.mkdir(exist_ok=True)
+    (tmp_path / bot_file).write_text("")
+    file = tmp_path / "t.yaml"
+    file.write_text(SMALL + f"  - {{name: here, cmd: 'python3 {bot_file}'}}\n")
+    result = runner.invoke(main, ["run", str(file), "--dry-run", "--cluster", cluster])
+    assert result.exit_code == 1, result.output
+    assert said in " ".join(result.output.split()), result.output
+    assert not (tmp_path / "runs").exists()
+
+
 def test_shipped_tournaments_load(runner: CliRunner) -> None:
     for name in ("demo.yaml", "swiss-club-night.yaml"):
         result = runner.invoke(main, ["run", str(ROOT / "tournaments" / name), "--dry-run"])
