@@ -297,8 +297,9 @@ class DaskExecutor:
         except OSError as exc:  # the connection to the scheduler went while fetching it
             raise self._scheduler_lost(f" while fetching game {key}'s result ({exc})") \
                 from None
-        for record in outcome.logs:
-            self.logs.log(record)
+        for level, name, kind, message in outcome.logs:
+            # which machine: a bot missing on one, a worker without the sandbox
+            self.logs.log((level, name, kind, f"worker {outcome.worker}: {message}"))
         if isinstance(outcome, Need):
             self._send(key, outcome.digests)
         elif isinstance(outcome, Failed):

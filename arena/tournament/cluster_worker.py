@@ -66,6 +66,7 @@ class Need:
     """The task did not play: these bundles are not on the worker's machine."""
 
     digests: tuple[str, ...]
+    worker: str
     logs: tuple[LogPayload, ...] = ()
     """What the task logged (`worker_logs.kept`), for the coordinator to print."""
 
@@ -137,7 +138,7 @@ def _task(spec: WorkSpec, job: Job, upcoming: Sequence[str],
             unpack(digest, raw)
         missing = sorted({p.digest for p in spec.placed.values() if unpacked(p.digest) is None})
         if missing:
-            return Need(tuple(missing))
+            return Need(tuple(missing), worker.address)
         done = None
         while done is None:  # a referee the reaper closed meanwhile: take a fresh one
             done = _play_on(_seat(spec, Path(worker.local_directory)), spec, job, upcoming,
