@@ -242,8 +242,8 @@ class DaskExecutor:
 
     def _scheduler_lost(self, doing: str = "") -> ArenaError:
         return ArenaError(f"lost the Dask scheduler at {self.address}{doing} (it stopped "
-                          f"answering and did not come back){_RESUME}, once a scheduler "
-                          "runs there again")
+                          "answering and did not come back); the games committed so far are "
+                          "kept: once a scheduler runs there again, run again with --resume")
 
     def _found_again(self) -> None:
         """Read again the games whose result was lost (`_lost`) once their future is no
@@ -478,6 +478,11 @@ def _failure(exc: BaseException | None) -> str:
     """One line for a task that raised (a worker lost too often, or cancelled)."""
     name = type(exc).__name__
     if name == "KilledWorker":
-        return (f"killed every worker that played it ({exc}); the run stops here: a game "
-                "that kills its worker this often is not bad luck")
+        # Dask's own words are a paragraph: what it says is how many, and the last machine
+        tries = getattr(exc, "allowed_failures", -1) + 1
+        last = getattr(getattr(exc, "last_worker", None), "address", None)
+        said = ", ".join(([f"{tries} workers"] if tries > 0 else [])
+                         + ([f"the last {last}"] if last else []))
+        return (f"killed every worker that played it ({said or exc}); the run stops here: a "
+                "game that kills its worker this often is not bad luck")
     return f"failed on the cluster: {name}: {exc}"
