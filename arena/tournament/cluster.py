@@ -101,6 +101,10 @@ class DaskExecutor:
         """Games whose result was lost with its worker, waiting to be played again."""
         self.checked: set[str] = set()
         """The workers found to run this arena (`_check_arena`)."""
+        self.sending: dict[GameKey, tuple[str, tuple[str, ...]]] = {}
+        """Game -> the machine and the bundles its task carries there, until its outcome."""
+        self.held: dict[GameKey, str] = {}
+        """Game -> the machine whose worker lacked bundles already on their way there."""
 
     def __enter__(self) -> DaskExecutor:
         self.client, self.cluster = connect(self.address, self.runner.concurrency)
@@ -300,8 +304,9 @@ class DaskExecutor:
         for level, name, kind, message in outcome.logs:
             # which machine: a bot missing on one, a worker without the sandbox
             self.logs.log((level, name, kind, f"worker {outcome.worker}: {message}"))
+        self._delivered(key)
         if isinstance(outcome, Need):
-            self._send(key, outcome.digests)
+            self._send(key, outcome.digests, _host(outcome.worker))
         elif isinstance(outcome, Failed):
             raise ArenaError(f"game {key} failed on worker {outcome.worker}: "
                              f"{outcome.message}{_RESUME}")
@@ -323,8 +328,12 @@ class DaskExecutor:
                            f"the result of game {key} was lost with the worker that played "
                            "it; another worker plays it again from the start"))
 
-    def _send(self, key: GameKey, digests: tuple[str, ...]) -> None:
-        """Try a game again with the bundles its worker lacked.
+    def _send(self, key: GameKey, digests: tuple[str, ...], host: str) -> None:
+        """Try a game again with the bundles its worker lacked, unless all of them are on
+        their way to its machine in another game's task: then the game waits for that
+        task's outcome (`_delivered`) and goes again without them. Why: the workers of one
+        machine share its cache, and at a run's start each of them lacked each bundle: a
+        machine of 7 workers was sent a 149 MB bot 7 times.
 
         The bytes travel inside the task, not as scattered data: scattered data lives on
         one worker and dies with it, and a task waiting for it would wait forever.
@@ -333,7 +342,24 @@ class DaskExecutor:
         if unknown:
             raise ArenaError(f"a worker asked for bundle {unknown[0][:12]}, which this run "
                              "never made")
+        coming = {d for there, sent in self.sending.values() if there == host for d in sent}
+        if set(digests) <= coming:
+            self.held[key] = host
+            return
+        self.sending[key] = (host, digests)
         self._submit(self.jobs[key], {d: self.bundles[d].data for d in digests})
+
+    def _delivered(self, key: GameKey) -> None:
+        """A game whose task carried bundles has an outcome (played, failed, asked again):
+        the games held for its machine go again, without the bytes; one that still lacks a
+        bundle (a worker with a cache of its own) asks for it again."""
+        sent = self.sending.pop(key, None)
+        if sent is None:
+            return
+        for waiting in [k for k, host in self.held.items() if host == sent[0]]:
+            del self.held[waiting]
+            if waiting in self.jobs:
+                self._submit(self.jobs[waiting], {})
 
     def _done(self, key: GameKey, done: Done) -> None:
         """Write the replay and commit the game, as a local worker does."""
@@ -447,6 +473,11 @@ class DaskExecutor:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     with path.open("ab") as file:
                         file.write(data)
+
+
+def _host(worker: str) -> str:
+    """The machine of a worker's address (`tcp://10.0.0.7:40123` -> `10.0.0.7`)."""
+    return worker.partition("://")[2].rpartition(":")[0] or worker
 
 
 def bundles(config: TournamentConfig, out: Path) -> dict[str, Bundle]:

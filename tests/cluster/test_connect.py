@@ -263,3 +263,25 @@ def test_a_tls_file_that_is_not_there_is_named(tmp_path: Path,
                 r"distributed.comm.tls.client.cert names node.pem, which is not a file \(a "
                 f"relative path is read from {tmp_path}, where arena runs; ")):
             cluster_connect.connect("tls://127.0.0.1:1", 1)
+
+
+def test_a_bundle_goes_once_to_a_machine_whose_workers_all_lack_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the workers of one machine share its cache, and at a run's start each lacked each
+    # bundle: a machine of 7 workers was sent a 149 MB bot 7 times (organiser's audit)
+    executor = _executor()
+    executor.sending, executor.held = {}, {}
+    executor.bundles = {"d1": SimpleNamespace(data=b"bytes")}
+    games = [GameKey(1, t, 0) for t in range(4)]
+    executor.jobs = {key: key for key in games}
+    sent: list[tuple[object, dict[str, bytes]]] = []
+    monkeypatch.setattr(executor, "_submit", lambda job, data: sent.append((job, data)))
+    a, b, c, other = games
+    executor._send(a, ("d1",), "10.0.0.7")
+    executor._send(b, ("d1",), "10.0.0.7")  # its worker asked while a's bytes were on the way
+    executor._send(c, ("d1",), "10.0.0.7")
+    executor._send(other, ("d1",), "10.0.0.8")  # another machine: a cache of its own
+    assert sent == [(a, {"d1": b"bytes"}), (other, {"d1": b"bytes"})]
+    executor._delivered(a)  # a's outcome came: the bundle is in 10.0.0.7's cache
+    assert sent[2:] == [(b, {}), (c, {})]
+    assert executor.held == {} and list(executor.sending) == [other]
