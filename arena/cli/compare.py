@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from arena.core.errors import ArenaError
 from arena.games import REGISTRY
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
+from arena.tournament.bundles import content_digest
 from arena.tournament.compare import CompareSetup, fill_opponents
 from arena.tournament.compare_run import REPORT_NAME, CompareProgress, CompareRun
 from arena.tournament.config import MAX_CONCURRENCY, SEED_LIMIT
@@ -159,6 +161,8 @@ def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], pl
     out = out or Path("runs") / _SAFE.sub("_", f"compare-{setup.candidate.name}-vs-"
                                                f"{setup.base.name}")
     check_out(out)
+    # its bots' files: an edited bot starts another comparison, not a resumed one
+    setup = replace(setup, files=tuple(content_digest(b, skip=[out]) for b in setup.bots))
     if (note := isolation_warning(setup.tournament(out, None))) is not None:
         err_console.print(f"[bold yellow]{note}[/]")
     lines = _ProgressLines(report_every, setup)

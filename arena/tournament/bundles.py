@@ -29,6 +29,7 @@ from pathlib import Path
 from arena.core.errors import ConfigError
 from arena.referee.sandbox import own_dirs
 from arena.referee.spec import BotSpec
+from arena.tournament.store import DB_NAME
 
 MAX_BUNDLE_BYTES = 256 << 20
 """A bot's files above this size are refused as a bundle (`bot_files: shared` instead)."""
@@ -183,14 +184,46 @@ def _placed(spec: BotSpec, digest: str, roots: tuple[str, ...]) -> Placed:
     return Placed(digest, args, where(spec.cwd or str(base)) or (0, "."))
 
 
+def content_digest(spec: BotSpec, skip: Sequence[Path] = ()) -> str:
+    """A hash of the bot's own files (`roots_of`: their paths, bytes and executable bits),
+    empty for a bot without (a built-in, a system command). Bounded as a bundle is: past
+    `MAX_BUNDLE_BYTES` a file counts by its path and size only, so that a bot in a large
+    directory is hashed in bounded time. `skip`: directories left out (a run's own output,
+    which its games change).
+
+    Raises:
+        ConfigError: a file cannot be read.
+    """
+    if spec.builtin is not None:
+        return ""
+    digest, total = hashlib.sha256(), 0
+    skipped = [str(p.resolve()) for p in skip]
+    try:
+        for index, root in enumerate(roots_of(spec)):
+            for path in _files(Path(root), skipped):
+                info = path.stat()
+                total += info.st_size
+                digest.update(f"{index}/{path.relative_to(root)}\0{info.st_size}\0"
+                              f"{bool(info.st_mode & stat.S_IXUSR)}\0".encode())
+                if total <= MAX_BUNDLE_BYTES:
+                    with path.open("rb") as handle:
+                        digest.update(hashlib.file_digest(handle, "sha256").digest())
+    except OSError as exc:
+        raise ConfigError(f"bot {spec.name!r}: cannot read {exc.filename} to hash its files: "
+                          f"{exc.strerror or exc}") from None
+    return digest.hexdigest()[:16]
+
+
 def _files(root: Path, skipped: list[str]) -> Iterator[Path]:
     """The files under `root`, in a fixed order (the hash must not depend on the order a
     directory lists its entries). Links are followed, so that what they point to travels
     (on the worker, a link to outside the bundle would point nowhere); a link back to a
-    directory above it (a cycle) is left out."""
+    directory above it (a cycle) is left out, and so is an arena run's directory (one that
+    holds a results database: `arena compare`'s default `runs/` lies in the directory it
+    starts from, often the bot's own, and each game would change the bot's files)."""
     for top, dirs, files in os.walk(root, followlinks=True, onerror=_unreadable):
         above = {os.path.realpath(p) for p in Path(top).parents if _inside(str(p), str(root))}
-        if os.path.realpath(top) in above:
+        if os.path.realpath(top) in above or DB_NAME in files:
             dirs[:] = []
             continue
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED

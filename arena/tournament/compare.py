@@ -52,6 +52,9 @@ class CompareSetup:
     faults: FaultPolicy = FaultPolicy()
     transport: str = "ipc"
     sandbox: SandboxPolicy = SandboxPolicy()
+    files: tuple[str, ...] = ()
+    """Each bot's `content_digest`, in `bots` order, where known: a comparison resumes only
+    with the same files (a bot edited between the two parts had its games mixed in)."""
 
     def __post_init__(self) -> None:
         if len(self.opponents) != (0 if self.pairing is Pairing.HEAD_TO_HEAD
@@ -90,6 +93,8 @@ class CompareSetup:
                "time": [self.time.move_ms, self.time.bank_ms, self.time.startup_ms],
                "max_faults": self.faults.max_faults,
                "sprt": [hyp.elo0, hyp.elo1, hyp.alpha, hyp.beta]}
+        if self.files:
+            raw["files"] = list(self.files)
         return hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16]
 
     def settings(self) -> dict[str, Json]:

@@ -314,6 +314,7 @@ def _check_same(out: Path, setup: CompareSetup) -> None:
     if stored != setup.fingerprint:
         raise StoreError(
             f"{out} holds another run ({name!r}): a comparison resumes only with the same "
-            "game, bots, players, rules, seed, time control, --max-faults and SPRT bounds; "
-            "its games were left untouched: use another --out")
+            "game, bots (their commands and their files), players, rules, seed, time "
+            "control, --max-faults and SPRT bounds; its games were left untouched: use "
+            "another --out")
 

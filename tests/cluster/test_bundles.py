@@ -262,3 +262,21 @@ def test_a_directory_that_cannot_be_listed_is_refused_not_left_out(
     monkeypatch.setattr(os, "scandir", refuse)
     with pytest.raises(ConfigError, match="bot 'mine': cannot pack .*lib: Permission denied"):
         pack(spec(home, tmp_path), default_cwd=tmp_path)
+
+
+def test_a_bots_content_digest_follows_its_files_not_the_runs_beside_them(
+        tmp_path: Path) -> None:
+    # `arena compare` resumes only with the same files; its default runs/ lies in the
+    # directory it starts from, often the bot's own, and each game changed that
+    home = bot_dir(tmp_path)
+    bot = BotSpec("mine", (sys.executable, str(home / "bot.py")))
+    first = bundles.content_digest(bot)
+    run = home / "runs" / "compare-a-vs-b"
+    run.mkdir(parents=True)
+    (run / "results.sqlite").write_bytes(b"a database")
+    (run / "replays").mkdir()
+    (run / "replays" / "r1.jsonl").write_text("{}\n")
+    assert bundles.content_digest(bot) == first
+    (home / "lib" / "data.txt").write_text("other weights\n")
+    assert bundles.content_digest(bot) != first
+    assert bundles.content_digest(BotSpec("b", ("builtin:random",))) == ""

@@ -137,6 +137,28 @@ def test_random_is_not_found_better_than_random(tmp_path: Path) -> None:
     assert report(tmp_path)["verdict"] in ("H0", "inconclusive")
 
 
+def test_a_comparison_whose_bot_was_edited_does_not_resume(tmp_path: Path) -> None:
+    # --resume mixed the edited bot's games with the first part's, and the verdict came
+    # from both (found by a bot author's audit); the fingerprint held its command only
+    for name in ("v1", "v2"):
+        (tmp_path / name).mkdir()
+        shutil.copy(BOTS / "random_bot.py", tmp_path / name / "bot.py")
+    out = tmp_path / "out"
+    args = ("--candidate", f"v2=python {tmp_path / 'v2' / 'bot.py'}", "--base",
+            f"v1=python {tmp_path / 'v1' / 'bot.py'}")
+    first = compare(out, *args, "--max-games", "4")
+    assert first.returncode == 2, first.stdout + first.stderr
+    again = compare(out, *args, "--max-games", "8", "--resume")
+    assert again.returncode == 2, again.stdout + again.stderr  # unchanged: it resumes
+    games = stored(out)
+    with open(tmp_path / "v2" / "bot.py", "a") as bot:
+        bot.write("# version 2, edited\n")
+    edited = compare(out, *args, "--max-games", "12", "--resume")
+    assert edited.returncode == 3
+    assert "holds another run" in edited.stderr and "their files" in edited.stderr
+    assert stored(out) == games
+
+
 def test_a_comparison_whose_stdout_closes_plays_on_to_its_verdict(tmp_path: Path) -> None:
     # `arena compare ... | head -1`: the progress line after the reader had gone ended the
     # comparison with "cannot write the results in OUT: Broken pipe" and status 3, never
