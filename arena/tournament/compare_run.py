@@ -43,9 +43,9 @@ from arena.tournament.workers import DiskFull, disk_full
 
 REPORT_NAME = "compare.json"
 BROKEN_SHARE = 0.9
-"""A compared bot that forfeits at least this share of its counted games (with at least
-`BROKEN_GAMES` counted) is broken, not worse: the run stops without a verdict (exit 3), so
-that a CI job never reads a crash on start as "the patch is worse"."""
+"""A bot (compared or an opponent) that forfeits at least this share of its counted games
+(with at least `BROKEN_GAMES` counted) is broken, not worse: the run stops without a
+verdict (exit 3), so that a CI job never reads a crash on start as "the patch is worse"."""
 BROKEN_GAMES = 4
 AHEAD = 2
 """Deals handed out beyond the test's position, per worker (enough to keep workers busy
@@ -105,11 +105,12 @@ class CompareRun:
         self.salt: str | None = None
         self.handed = 0
         """The last deal handed to the pool."""
-        compared = (setup.candidate.name, setup.base.name)
         self.seated: Counter[str] = Counter()
-        """The candidate's and the base's games among the counted ones."""
-        self.lost: dict[str, Counter[str]] = {bot: Counter() for bot in compared}
-        """Their forfeits in the counted games, by reason (`_check_broken`)."""
+        """Each bot's games among the counted ones."""
+        self.lost: dict[str, Counter[str]] = {bot.name: Counter() for bot in setup.bots}
+        """Each bot's forfeits in the counted games, by reason (`_check_broken`): an
+        opponent's too, since one that cannot play makes every deal a tie, and the run
+        played on to --max-games for nothing (found by a bot author's audit)."""
 
     def run(self) -> CompareResult:
         """Play until the test decides or `max_games` are counted; write the report.
@@ -205,8 +206,8 @@ class CompareRun:
         self.progress.status = self.test.status()
 
     def _check_broken(self, deal: list[GameRecord]) -> None:
-        """Count the two games of a deal just counted, and stop when the candidate or the
-        base has forfeited (nearly) every counted game of its own.
+        """Count the two games of a deal just counted, and stop when a bot (the candidate,
+        the base or an opponent) has forfeited (nearly) every counted game of its own.
 
         Raises:
             ArenaError: which bot, how many of its games, and why (its forfeits' reasons).

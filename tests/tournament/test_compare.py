@@ -6,6 +6,7 @@ and every error exits 3 (never a verdict's status)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -262,6 +263,21 @@ def test_a_candidate_that_cannot_play_gets_no_verdict_not_h0(tmp_path: Path) -> 
     assert "no verdict: v2 forfeited 4 of its 4 games (crashed 4)" in text, text
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out" / "compare.json").exists()  # no verdict written
+
+
+def test_an_opponent_that_cannot_play_gets_no_verdict_either(tmp_path: Path) -> None:
+    # every deal was a tie while it forfeited, and the run played on to --max-games
+    # (20,000 by default) for an inconclusive verdict (found by a bot author's audit)
+    bot = tmp_path / "crashes.py"
+    bot.write_text(CRASHES)
+    done = compare(tmp_path / "out", "--candidate", "d=builtin:default", "--base",
+                   "r=builtin:random", "--players", "3", "--opponents", f"opp=python {bot}",
+                   "--max-games", "200")
+    assert done.returncode == 3, done.stdout + done.stderr
+    text = " ".join(done.stderr.split())
+    assert re.search(r"no verdict: opp(-2)? forfeited \d+ of its \d+ games \(crashed", text), \
+        text
+    assert stored(tmp_path / "out") < 200
 
 
 def test_the_first_progress_line_says_the_elo_is_not_yet_estimated() -> None:
