@@ -68,6 +68,11 @@ def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int 
     exit status alone: a bot whose search stops on the clock may vary. Otherwise seed every
     random choice from game_start.bot_seed (protocol/PROTOCOL.md).
     """
+    info = REGISTRY.get(game).info
+    if players is not None and not info.min_players <= players <= info.max_players:
+        # a usage error (exit 2), as compare says it: it read "invalid rules", exit 1
+        raise click.BadParameter(f"{game} is played by {info.min_players} to "
+                                 f"{info.max_players} players", param_hint="--players")
     options = CheckOptions(
         game=game, cmd=with_python(cmd), games=games, players=players, seed=seed,
         rules=parse_rules(rule_pairs),

@@ -123,7 +123,9 @@ class CompareSetup:
 
 
 def fill_opponents(given: Sequence[BotSpec], seats: int) -> tuple[BotSpec, ...]:
-    """Return `seats` opponents: the given ones in turn, copies named NAME-2, NAME-3, ...
+    """Return `seats` opponents: the given ones in turn, each seat's copy named NAME-2,
+    NAME-3, ... (the first free number, so that a name given twice, as a bare
+    `builtin:random` given twice is, or given beside its copy's, is never used twice).
 
     A bot process plays one seat, so an opponent that sits in two seats runs twice.
 
@@ -135,8 +137,13 @@ def fill_opponents(given: Sequence[BotSpec], seats: int) -> tuple[BotSpec, ...]:
     out: list[BotSpec] = []
     for index in range(seats):
         spec = given[index % len(given)]
-        copy = index // len(given)
-        out.append(spec if copy == 0 else replace(spec, name=f"{spec.name}-{copy + 1}"))
+        taken = {b.name for b in out} | {b.name for b in given[index + 1:]
+                                           if b.name != spec.name}
+        name, copy = spec.name, 1
+        while name in taken:
+            copy += 1
+            name = f"{spec.name}-{copy}"
+        out.append(spec if name == spec.name else replace(spec, name=name))
     return tuple(out)
 
 

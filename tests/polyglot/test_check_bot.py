@@ -99,6 +99,17 @@ def test_a_forfeit_on_faults_is_not_reported_as_a_dead_process() -> None:
     assert results[CheckId.SHUTDOWN].ok is True
 
 
+@pytest.mark.parametrize(("game", "players"), [("machiavelli", "1"), ("machiavelli", "9"),
+                                              ("machiavelli-rummy", "7")])
+def test_a_player_count_the_game_does_not_take_is_a_usage_error(
+        runner: CliRunner, game: str, players: str) -> None:
+    # it read "invalid rules for machiavelli", status 1, which a script takes for a bot
+    # that failed its checks (found by a bot author's audit)
+    result = runner.invoke(main, ["check-bot", game, "-p", players, "--", "python", "x.py"])
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for --players: {game} is played by" in result.output
+
+
 def test_cli_names_the_signal_and_gives_the_crash_hint(runner: CliRunner) -> None:
     result = runner.invoke(main, ["check-bot", "machiavelli",
                                   "--grace-ms", "20000", "--games", "2", "--",

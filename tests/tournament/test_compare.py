@@ -79,6 +79,11 @@ def test_both_games_of_a_deal_share_their_seed_and_deals_differ() -> None:
 def test_opponents_fill_the_seats_in_turn_with_their_own_names() -> None:
     names = [b.name for b in fill_opponents([spec("a"), spec("b")], 5)]
     assert names == ["a", "b", "a-2", "b-2", "a-3"]
+    # a bare builtin:random given twice is opp-random twice; a name beside its copy's
+    assert [b.name for b in fill_opponents([spec("opp"), spec("opp")], 3)] == \
+        ["opp", "opp-2", "opp-3"]
+    assert [b.name for b in fill_opponents([spec("a"), spec("a-2")], 4)] == \
+        ["a", "a-2", "a-3", "a-2-2"]
     with pytest.raises(ValueError):
         fill_opponents([spec("a")] * 4, 3)
     with pytest.raises(ValueError):
