@@ -292,13 +292,20 @@ class Store:
         Raises:
             StoreError: another run holds it.
         """
-        handle = open(self.path.with_suffix(".lock"), "w")  # noqa: SIM115 - held for the run
+        # opened without truncating: the holder's pid, written there, names it to the others
+        handle = open(self.path.with_suffix(".lock"), "a+")  # noqa: SIM115 - held for the run
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
+            handle.seek(0)
+            holder = handle.read().strip()
             handle.close()
-            raise StoreError(f"{self.path} is in use by another `arena run` "
-                             "(wait for it to finish, or stop it first)") from exc
+            who = f"pid {holder}" if holder.isdigit() else "a process"
+            raise StoreError(f"{self.path} is in use by another arena command ({who}: a run, "
+                             "a comparison or a ladder run; wait for it to finish, or stop it "
+                             "first)") from exc
+        handle.seek(0)
+        handle.truncate()
         handle.write(str(os.getpid()))
         handle.flush()
         self._lock = handle
