@@ -50,7 +50,7 @@ def connect(address: str, workers: int) -> tuple[Client, Any]:
                                        processes=True, dashboard_address=":0",
                                        silence_logs=logging.ERROR)
             return Client(cluster), cluster
-        _resolve(address)
+        check_host(address)
         _check_tls_files(address)
         return _client(address), None
     except BaseException as exc:
@@ -119,8 +119,8 @@ def _discard_half_made(exc: BaseException) -> None:
     level = comm.level
     comm.setLevel(logging.ERROR)
     try:
-        clients = [c for c in _frame_selves(exc) if isinstance(c, Client)]
-        for client in clients[:1]:
+        client = next((c for c in _frame_selves(exc) if isinstance(c, Client)), None)
+        if client is not None:
             with contextlib.suppress(Exception):
                 client.close(timeout=CLOSE_S)
             client.status = "closed"  # as close() leaves it: its __del__ then returns
@@ -128,7 +128,7 @@ def _discard_half_made(exc: BaseException) -> None:
         while chained is not None:  # each traceback of the chain holds frames that hold it
             chained.__traceback__ = None
             chained = chained.__context__
-        del clients
+        del client
         gc.collect()
     finally:
         comm.setLevel(level)
