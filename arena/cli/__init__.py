@@ -3,12 +3,16 @@
 Each command lives in its own module of this package and is added to `main` below.
 Errors we raise on purpose (`ArenaError`) exit with status 1 and a clear message;
 usage errors exit with status 2 (click's own); Ctrl-C exits with status 130 in every
-command (128 + SIGINT, what a shell reports for an interrupted program).
+command (128 + SIGINT, what a shell reports for an interrupted program). SIGTERM (a
+scheduler's timeout, systemd stopping a service, `kill`) stops a command as Ctrl-C does:
+its default action ended the process on the spot, with no word in the scheduler's log and
+no results.json, standings or report for the games already stored.
 """
 
 from __future__ import annotations
 
 import logging
+import signal
 from typing import Any
 
 import click
@@ -59,6 +63,12 @@ def main(log_level: str) -> None:
     from arena.cli.ui import setup_logging
 
     setup_logging(log_level.upper())
+    signal.signal(signal.SIGTERM, _stop)
+
+
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM's handler: the clean stop each command already makes for Ctrl-C."""
+    raise KeyboardInterrupt
 
 
 def _add_commands() -> None:

@@ -27,7 +27,7 @@ from arena.core.errors import ConfigError
 from arena.core.record import ForfeitReason
 from arena.ladder import members, read
 from arena.ladder.config import expand_cmd, require_ladder
-from arena.ladder.run import Budget, LadderBusy, LadderRun, handle_signals, ladder_lock
+from arena.ladder.run import Budget, LadderBusy, LadderRun, ladder_lock
 from arena.ladder.store import Row, Snapshot
 from arena.referee.spec import BotSpec
 from arena.tournament.config import MAX_CONCURRENCY, bot_problems
@@ -188,7 +188,6 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
         raise click.UsageError("give --games or --minutes, not both")
     check_pinning(pin_workers, cluster)
     require_ladder(directory)
-    handle_signals()
     lines = _Lines()
     locked = False
     try:

@@ -23,13 +23,12 @@ import functools
 import json
 import logging
 import os
-import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from arena.core.errors import ArenaError, ConfigError, StoreError
 from arena.core.record import GameRecord
@@ -385,9 +384,3 @@ def _playable(active: Sequence[Version], config: LadderConfig,
 def _stored(store: LadderStore, key: GameKey) -> GameRecord | None:
     return store.record(key)
 
-
-def handle_signals() -> Any:
-    """Turn SIGTERM (systemd stopping the service) into a clean stop of the run."""
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-    return signal.signal(signal.SIGTERM, stop)

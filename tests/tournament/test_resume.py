@@ -1,6 +1,6 @@
 """End to end through `arena run` in a subprocess, with the real referee and machiavelli:
 a run killed with SIGKILL part-way and resumed equals an uninterrupted run; Ctrl-C stops
-cleanly, leaves no worker behind and says how to resume."""
+cleanly, leaves no worker behind and says how to resume, and so does SIGTERM."""
 
 from __future__ import annotations
 
@@ -140,7 +140,8 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None
     assert outcome(cut) == outcome(tmp_path / "whole")
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT])
+# SIGTERM: a scheduler's timeout or `kill`; it ended the run on the spot, saying nothing
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path, sig: int) -> None:
     file = tmp_path / "t.yaml"
     file.write_text(TOURNAMENT)
