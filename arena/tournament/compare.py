@@ -97,6 +97,23 @@ class CompareSetup:
             raw["files"] = list(self.files)
         return hashlib.sha256(json.dumps(raw, sort_keys=True).encode()).hexdigest()[:16]
 
+    def scored(self) -> dict[str, Json]:
+        """What `fingerprint` hashes, keyed as the command line says it (`time.move_ms`,
+        `bot base: cmd`): stored with the results, so that a resume with other settings is
+        told which differ (`filediff`). Not the hashed form itself, which keeps the
+        fingerprints of comparisons begun before it was stored."""
+        hyp, files = self.hypotheses, self.files or ("",) * len(self.bots)
+        return {"game": self.game, "players": self.players, "rules": dict(self.rules),
+                "seed": self.seed, "candidate": self.candidate.name, "base": self.base.name,
+                "bots": [{"name": b.name, "cmd": list(b.cmd), "cwd": b.cwd, "env": dict(b.env),
+                          "restart": b.restart.value, "files": digest or None}
+                         for b, digest in zip(self.bots, files, strict=True)],
+                "time": {"move_ms": self.time.move_ms, "bank_ms": self.time.bank_ms,
+                         "startup_ms": self.time.startup_ms},
+                "max_faults": self.faults.max_faults,
+                "sprt": {"elo0": hyp.elo0, "elo1": hyp.elo1, "alpha": hyp.alpha,
+                         "beta": hyp.beta}}
+
     def settings(self) -> dict[str, Json]:
         """Return the settings stored with the results (`arena standings` and `arena verify`
         read `format`, `bots`, `table_size` and `seed`)."""

@@ -32,13 +32,14 @@ from arena.tournament.compare import (
 )
 from arena.tournament.config import preflight
 from arena.tournament.executor import Executor, open_executor
+from arena.tournament.filediff import summary
 from arena.tournament.outputs import write_outputs
 from arena.tournament.pairing import RoundPlan
 from arena.tournament.runner import Interrupted, Job, RefereeFactory, Runner, orphans_waited
 from arena.tournament.secret import ensure_salt, read_salt
 from arena.tournament.sprt import Sequential, Status, Verdict
 from arena.tournament.standings import PointsRule, compute
-from arena.tournament.store import DB_NAME, GameKey, Store, StoredGame
+from arena.tournament.store import DB_NAME, SCORED, GameKey, Store, StoredGame
 from arena.tournament.workers import DiskFull, disk_full
 
 REPORT_NAME = "compare.json"
@@ -173,6 +174,8 @@ class CompareRun:
         try:
             store.lock(waiting=orphans_waited)
             held = len(store.keys())
+            if store.meta(SCORED) is None:
+                store.set_meta(SCORED, self.setup.scored())
             if held and not self.resume:
                 raise StoreError(f"{self.out} already holds {held} game(s) of this "
                                  "comparison: add --resume to continue it, or pick another "
@@ -309,13 +312,15 @@ def _check_same(out: Path, setup: CompareSetup) -> None:
     """Refuse a directory that holds another run, naming it (nothing is changed)."""
     store = Store.open(out, None)
     try:
-        stored, name = store.meta("fingerprint"), store.meta("name")
+        stored, name, before = store.meta("fingerprint"), store.meta("name"), store.scored()
     finally:
         store.close()
-    if stored != setup.fingerprint:
-        raise StoreError(
-            f"{out} holds another run ({name!r}): a comparison resumes only with the same "
-            "game, bots (their commands and their files), players, rules, seed, time "
-            "control, --max-faults and SPRT bounds; its games were left untouched: use "
-            "another --out")
+    if stored == setup.fingerprint:
+        return
+    changed = summary(before, setup.scored()) if before and "candidate" in before else ""
+    what = (f"; what differs: {changed}" if changed else ": a comparison resumes only with "
+            "the same game, bots (their commands and their files), players, rules, seed, "
+            "time control, --max-faults and SPRT bounds")
+    raise StoreError(f"{out} holds another run ({name!r}){what}; its games were left "
+                     "untouched: use another --out")
 

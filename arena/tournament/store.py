@@ -188,7 +188,7 @@ class Store:
             raise OtherRun(
                 f"{self.path} holds the results of another tournament file (tournament "
                 f"{self.meta('name')!r}, fingerprint {stored}; this file has {fingerprint}): "
-                "its games were left untouched; use another --out", self._scored())
+                "its games were left untouched; use another --out", self.scored())
         self._check_schema(migrate=create)
 
     def _create(self, fingerprint: str | None, name: str) -> None:
@@ -261,8 +261,9 @@ class Store:
         """How this run's game seeds derive: `SALTED` or `PUBLIC` (before salts)."""
         return self.meta("seeds") or PUBLIC
 
-    def _scored(self) -> dict[str, Any] | None:
-        """The fingerprinted keys of the file the run was begun with (`SCORED`), if kept."""
+    def scored(self) -> dict[str, Any] | None:
+        """The fingerprinted keys of the file (or the command line) the run was begun with
+        (`SCORED`), if kept."""
         try:
             found = json.loads(self.meta(SCORED) or "null")
         except ValueError:

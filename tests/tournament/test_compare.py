@@ -161,7 +161,9 @@ def test_a_comparison_whose_bot_was_edited_does_not_resume(tmp_path: Path) -> No
         bot.write("# version 2, edited\n")
     edited = compare(out, *args, "--max-games", "12", "--resume")
     assert edited.returncode == 3
-    assert "holds another run" in edited.stderr and "their files" in edited.stderr
+    # it names what differs (it said only what may not: "their commands and their files")
+    assert "holds another run" in edited.stderr and "what differs: bot v2: files:" in \
+        " ".join(edited.stderr.split())
     assert stored(out) == games
 
 
