@@ -163,6 +163,8 @@ def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], pl
     check_out(out)
     # its bots' files: an edited bot starts another comparison, not a resumed one
     setup = replace(setup, files=tuple(content_digest(b, skip=[out]) for b in setup.bots))
+    if (note := _same_bot(setup)) is not None:
+        err_console.print(f"warning: {note}", highlight=False, markup=False)
     if (note := isolation_warning(setup.tournament(out, None))) is not None:
         err_console.print(f"[bold yellow]{note}[/]")
     lines = _ProgressLines(report_every, setup)
@@ -263,3 +265,18 @@ def verdict_lines(setup: CompareSetup, verdict: Verdict, status: Status) -> list
                      f"{status.variance_reduction:.1f} times as many games for the same "
                      "precision")
     return lines
+
+
+def _same_bot(setup: CompareSetup) -> str | None:
+    """A warning when the candidate is the base: one command in one directory with one
+    environment, on the same files (a new version's path forgotten); the comparison can
+    only be inconclusive or find it no better, after hundreds of games. Not an error: an
+    A/A run is how one measures what a comparison's noise looks like."""
+    cand, base = setup.candidate, setup.base
+    if (cand.cmd, cand.cwd, dict(cand.env)) != (base.cmd, base.cwd, dict(base.env)):
+        return None
+    if setup.files and setup.files[0] != setup.files[1]:
+        return None
+    return (f"the candidate ({cand.name}) and the base ({base.name}) are the same bot: one "
+            f"command ({' '.join(cand.cmd)}) on the same files; the comparison can only find "
+            "no difference")

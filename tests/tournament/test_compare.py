@@ -316,3 +316,15 @@ def test_deals_counted_at_once_are_reported_one_by_one(tmp_path: Path) -> None:
             run.records[GameKey(deal, 0, repeat)] = record([1, 2], list(seating))
     run._advance(report=True)
     assert seen == [2, 4, 6, 8, 10]
+
+
+def test_a_candidate_that_is_the_base_is_warned_of(tmp_path: Path) -> None:
+    # both named the same file (the new version's path forgotten): it played on to
+    # "inconclusive" without a word
+    same = compare(tmp_path / "same", "--candidate", RANDOM, "--base", RANDOM_2,
+                   "--max-games", "2")
+    assert "the candidate (random) and the base (random2) are the same bot" in same.stderr
+    other = compare(tmp_path / "other", "--candidate", GREEDY, "--base", RANDOM,
+                    "--max-games", "2")
+    assert other.returncode == 2, other.stderr
+    assert "same bot" not in other.stderr
