@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import threading
 from typing import Any
 
 import click
@@ -63,7 +64,8 @@ def main(log_level: str) -> None:
     from arena.cli.ui import setup_logging
 
     setup_logging(log_level.upper())
-    signal.signal(signal.SIGTERM, _stop)
+    if threading.current_thread() is threading.main_thread():  # the only thread that may
+        signal.signal(signal.SIGTERM, _stop)
 
 
 def _stop(signum: int, frame: object) -> None:

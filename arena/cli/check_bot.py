@@ -18,11 +18,12 @@ from arena.cli.options import (
     tcp_option,
 )
 from arena.cli.ui import console
+from arena.core.errors import ArenaError
 from arena.games import REGISTRY
 from arena.referee.referee import GRACE_MS
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
-from arena.referee.spec import TimeControl
-from arena.tournament.config import with_python
+from arena.referee.spec import BotSpec, TimeControl
+from arena.tournament.config import bot_problems, with_python
 
 MARKS = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "[dim]not run[/]"}
 WARN_MARK = "[yellow]WARN[/]"
@@ -73,6 +74,10 @@ def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int 
         # a usage error (exit 2), as compare says it: it read "invalid rules", exit 1
         raise click.BadParameter(f"{game} is played by {info.min_players} to "
                                  f"{info.max_players} players", param_hint="--players")
+    # a missing script is said before any check: sandboxed, it read as a file missing from
+    # the bot's private /tmp, with advice to give --cwd
+    if missing := bot_problems(BotSpec("bot", with_python(cmd), str(cwd) if cwd else None)):
+        raise ArenaError(f"the bot's command: {'; '.join(missing)}")
     options = CheckOptions(
         game=game, cmd=with_python(cmd), games=games, players=players, seed=seed,
         rules=parse_rules(rule_pairs),

@@ -20,6 +20,7 @@ import click
 from arena.cli.options import (
     check_pinning,
     cluster_option,
+    cwd_option,
     move_ms_option,
     parse_rules,
     pin_workers_option,
@@ -27,6 +28,7 @@ from arena.cli.options import (
     sandbox_option,
     startup_ms_option,
     tcp_option,
+    with_cwds,
 )
 from arena.cli.play import parse_bot
 from arena.cli.run import check_out
@@ -132,6 +134,7 @@ def _opponent(text: str) -> BotSpec:
               help="Faults before a seat forfeits.")
 @click.option("--report-every", type=click.IntRange(min=2), default=20, show_default=True,
               help="Print a progress line every this many counted games.")
+@cwd_option()
 @tcp_option()
 @sandbox_option()
 @cluster_option()
@@ -140,8 +143,8 @@ def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], pl
             elo0: float, elo1: float, alpha: float, beta: float, max_games: int,
             concurrency: int | None, out: Path | None, resume: bool, seed: int,
             rule_pairs: tuple[str, ...], move_ms: int, startup_ms: int, max_faults: int,
-            report_every: int, tcp: bool, sandbox: str, cluster: str | None,
-            pin_workers: bool) -> None:
+            report_every: int, cwds: tuple[str, ...], tcp: bool, sandbox: str,
+            cluster: str | None, pin_workers: bool) -> None:
     """Play duplicate deals of GAME until a sequential test says whether the candidate is
     better than the base (docs/compare.md).
 
@@ -157,7 +160,7 @@ def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], pl
     check_pinning(pin_workers, cluster)
     setup = _setup(game, candidate, base, opponents, players, seed, rule_pairs,
                    (elo0, elo1, alpha, beta), TimeControl(move_ms=move_ms, startup_ms=startup_ms),
-                   max_faults, tcp, sandbox)
+                   max_faults, tcp, sandbox, cwds)
     out = out or Path("runs") / _SAFE.sub("_", f"compare-{setup.candidate.name}-vs-"
                                                f"{setup.base.name}")
     check_out(out)
@@ -192,7 +195,8 @@ def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], pl
 
 def _setup(game: str, candidate: str, base: str, opponents: tuple[str, ...], players: int,
            seed: int, rule_pairs: tuple[str, ...], sprt: tuple[float, float, float, float],
-           time: TimeControl, max_faults: int, tcp: bool, sandbox: str) -> CompareSetup:
+           time: TimeControl, max_faults: int, tcp: bool, sandbox: str,
+           cwds: tuple[str, ...]) -> CompareSetup:
     engine = REGISTRY.get(game)
     if not engine.info.min_players <= players <= engine.info.max_players:
         raise click.BadParameter(f"{game} is played by {engine.info.min_players} to "
@@ -206,10 +210,11 @@ def _setup(game: str, candidate: str, base: str, opponents: tuple[str, ...], pla
     given = [_opponent(o) for o in opponents]
     if players > 2 and not given:
         given = [_opponent("builtin:random")]
+    cand, bas, *given = with_cwds([_bot(candidate, "--candidate"), _bot(base, "--base"),
+                                   *given], cwds)
     try:
         others = fill_opponents(given, players - 1) if given else ()
-        return CompareSetup(game, players, _bot(candidate, "--candidate"),
-                            _bot(base, "--base"), others, rules, seed, hypotheses, time,
+        return CompareSetup(game, players, cand, bas, others, rules, seed, hypotheses, time,
                             FaultPolicy(max_faults), "tcp" if tcp else "ipc",
                             SandboxPolicy(SandboxMode(sandbox)))
     except ValueError as exc:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from arena.referee.sandbox import SandboxMode
-from arena.referee.spec import LOOPBACK_TCP
+from arena.referee.spec import LOOPBACK_TCP, BotSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -108,3 +110,35 @@ def check_pinning(pin_workers: bool, cluster: str | None) -> None:
                                f"go to the Dask cluster {cluster}, whose worker processes "
                                "Dask starts, not arena: drop one of the two (pin a Dask "
                                "worker with taskset when you start it)")
+
+
+def cwd_option() -> Callable[[F], F]:
+    """`--cwd NAME=DIR`: the directory one bot runs in, as a tournament file's `cwd`."""
+    return click.option(
+        "--cwd", "cwds", multiple=True, metavar="NAME=DIR",
+        help="Run the bot NAME in DIR (repeatable), as a tournament file's `cwd`: the "
+             "files its command names are found from there, and sandboxed it may read DIR "
+             "(without it, it starts in its private /tmp and opens files relative to its "
+             "program).")
+
+
+def with_cwds(bots: Sequence[BotSpec], pairs: Sequence[str]) -> list[BotSpec]:
+    """`bots`, each named in a `--cwd NAME=DIR` given its directory (made absolute, so that
+    a resume from elsewhere runs the same bot)."""
+    named: dict[str, str] = {}
+    for text in pairs:
+        name, sep, where = text.partition("=")
+        if not sep or not name.strip() or not where.strip():
+            raise click.BadParameter(f"{text!r} is not NAME=DIR", param_hint="--cwd")
+        if name.strip() not in {b.name for b in bots}:
+            raise click.BadParameter(f"{text!r}: no bot is named {name.strip()!r} (the bots: "
+                                     f"{', '.join(b.name for b in bots)})", param_hint="--cwd")
+        if next(b for b in bots if b.name == name.strip()).builtin is not None:
+            raise click.BadParameter(f"{text!r}: {name.strip()} is a built-in bot, which runs "
+                                     "inside the referee, in no directory", param_hint="--cwd")
+        path = Path(where).expanduser()
+        if not path.is_dir():
+            raise click.BadParameter(f"{text!r}: {where} is not a directory",
+                                     param_hint="--cwd")
+        named[name.strip()] = str(path.resolve())
+    return [replace(b, cwd=named[b.name]) if b.name in named else b for b in bots]

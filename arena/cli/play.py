@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from arena.cli.options import (
+    cwd_option,
     endpoint,
     move_ms_option,
     parse_rules,
@@ -20,6 +21,7 @@ from arena.cli.options import (
     sandbox_option,
     startup_ms_option,
     tcp_option,
+    with_cwds,
 )
 from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ArenaError
@@ -30,7 +32,7 @@ from arena.referee.replay import Step, read_replay
 from arena.referee.review import check_replay, engine_for, seat_view
 from arena.referee.roster import printable
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
-from arena.tournament.config import SEED_LIMIT, with_python
+from arena.tournament.config import SEED_LIMIT, bot_problems, with_python
 
 
 def parse_bot(text: str) -> BotSpec:
@@ -103,19 +105,25 @@ def _render(record: GameRecord) -> None:
               help="Write the replay (JSONL) here.")
 @click.option("--workdir", type=click.Path(path_type=Path, file_okay=False),
               help="Keep bot logs in WORKDIR/logs (default: a temporary directory).")
+@cwd_option()
 @tcp_option()
 @sandbox_option()
 @click.option("-v", "--verbose", is_flag=True, help="Show every decision and public event.")
 def play(game: str, bots: tuple[str, ...], seed: int, rule_pairs: tuple[str, ...],
          move_ms: int, bank_ms: int, startup_ms: int, max_faults: int, replay: Path | None,
-         workdir: Path | None, tcp: bool, sandbox: str, verbose: bool) -> None:
+         workdir: Path | None, cwds: tuple[str, ...], tcp: bool, sandbox: str,
+         verbose: bool) -> None:
     """Play one game of GAME between bots, one --bot per seat, and print the placings.
 
     Exit status: 0 when every bot played its game to the end, 3 when a bot could not
     start, crashed, hit a limit or forfeited (the game was still played and recorded),
     1 for an error, 2 for a usage error, 130 when interrupted.
     """
-    specs = [parse_bot(text) for text in bots]
+    specs = with_cwds([parse_bot(text) for text in bots], cwds)
+    # before the game, as `arena run` does: sandboxed, a missing script was reported as a
+    # file missing from the bot's private /tmp, with advice about its working directory
+    if missing := [f"bot {s.name!r}: {p}" for s in specs for p in bot_problems(s)]:
+        raise ArenaError("; ".join(missing))
     rules = parse_rules(rule_pairs)
     REGISTRY.get(game).resolve_rules(len(specs), rules)
     time = TimeControl(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)

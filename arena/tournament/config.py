@@ -710,7 +710,7 @@ def _command_problems(cmd: Sequence[str], cwd: Path) -> list[str]:
         INTERPRETER.fullmatch(name) else None
     for arg in cmd[1:]:
         if (arg.endswith(SCRIPT_SUFFIXES) or arg == script) and not (cwd / arg).is_file():
-            found_problems.append(f"file {arg!r} not found in {cwd}")
+            found_problems.append(f"file {arg!r} not found in {cwd.resolve()}")
     return found_problems
 
 

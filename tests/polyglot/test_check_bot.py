@@ -326,3 +326,14 @@ def test_one_game_says_that_the_replay_is_the_processs_second() -> None:
     many = next(r for r in report.results if r.check is CheckId.MANY_GAMES)
     assert many.ok is True and many.detail == "1 game in one process, the replay below its second"
 
+
+
+def test_a_missing_script_is_named_before_any_check(
+        runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # sandboxed, it read as "can't open file '/tmp/nothere.py'" (the bot's private /tmp)
+    # with advice to give --cwd, when the path itself was wrong (from a bot author's audit)
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(main, ["check-bot", "machiavelli", "--", "python", "nothere.py"])
+    assert result.exit_code == 1
+    assert result.output.strip() == (f"Error: the bot's command: file 'nothere.py' not found "
+                                     f"in {tmp_path.resolve()}")

@@ -161,3 +161,44 @@ def test_a_played_game_is_named_in_the_bots_log(runner: CliRunner, tmp_path: Pat
     assert result.exit_code == 0, result.output
     log = (tmp_path / "work" / "logs" / "a.log").read_text()
     assert f"game {label.removesuffix('.jsonl')} starts (seats: a, b)" in log
+
+
+WEIGHTS_BOT = """\
+import sys
+sys.path.insert(0, {root!r})
+with open("weights.json") as f:  # relative: found only in the bot's own directory
+    f.read()
+from arena.client import run
+run(lambda request, rng: rng.choice(request.options) if request.options else None,
+    name="weights", version="1.0")
+"""
+
+
+def test_cwd_runs_a_bot_in_its_own_directory(runner: CliRunner, tmp_path: Path) -> None:
+    # a bot that opens its files by relative paths could not be played by `arena play` or
+    # `arena compare` (a tournament file has `cwd`)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "weights.json").write_text("{}")
+    (home / "bot.py").write_text(WEIGHTS_BOT.format(root=str(ROOT)))
+    args = ["play", "machiavelli", "--sandbox", "none", "--workdir", str(tmp_path), "-b",
+            f"w=python {home / 'bot.py'}", "-b", "r=builtin:random"]
+    without = runner.invoke(main, args)
+    assert without.exit_code == 3 and "w (seat 0) forfeited" in without.output
+    within = runner.invoke(main, [*args, "--cwd", f"w={home}"])
+    assert within.exit_code == 0, within.output
+    for bad, message in [(f"x={home}", "no bot is named 'x' (the bots: w, r)"),
+                         (f"r={home}", "r is a built-in bot"),
+                         (f"w={home / 'nowhere'}", "is not a directory"),
+                         ("w", "is not NAME=DIR")]:
+        refused = runner.invoke(main, [*args, "--cwd", bad])
+        assert refused.exit_code == 2 and message in " ".join(refused.output.split()), bad
+
+
+def test_a_missing_script_is_named_before_the_game(runner: CliRunner, tmp_path: Path) -> None:
+    # it played the game, the bot forfeiting with "no_connect" and a note on its private /tmp
+    result = runner.invoke(main, ["play", "machiavelli", "-b", f"a=python {tmp_path}/bot.py",
+                                  "-b", "b=builtin:random"])
+    assert result.exit_code == 1
+    assert result.output.strip() == f"Error: bot 'a': file '{tmp_path}/bot.py' not found in " \
+        f"{Path.cwd().resolve()}"
