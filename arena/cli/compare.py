@@ -39,10 +39,11 @@ from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
 from arena.tournament.bundles import content_digest
 from arena.tournament.compare import CompareSetup, fill_opponents
-from arena.tournament.compare_run import REPORT_NAME, CompareProgress, CompareRun
+from arena.tournament.compare_run import CompareProgress, CompareRun
 from arena.tournament.config import MAX_CONCURRENCY, SEED_LIMIT
 from arena.tournament.runner import Interrupted, isolation_warning
 from arena.tournament.sprt import Hypotheses, Status, Verdict
+from arena.tournament.store import COMPARE_NAME
 
 EXIT_CODES = {Verdict.H1: 0, Verdict.H0: 1, Verdict.INCONCLUSIVE: 2}
 EXIT_ERROR = 3
@@ -188,7 +189,7 @@ def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], pl
         lines.finish(result.status)
         for line in verdict_lines(setup, result.verdict, result.status):
             click.echo(line)
-        console.print(f"Results in {out}/ ({REPORT_NAME}, results.sqlite, results.json, "
+        console.print(f"Results in {out}/ ({COMPARE_NAME}, results.sqlite, results.json, "
                       "replays/)", highlight=False)
     click.get_current_context().exit(EXIT_CODES[result.verdict])
 
@@ -257,14 +258,7 @@ def progress_line(status: Status, hypotheses: Hypotheses) -> str:
 
 def verdict_lines(setup: CompareSetup, verdict: Verdict, status: Status) -> list[str]:
     """Return the verdict in words, and what the duplicate deals saved."""
-    cand, base, hyp = setup.candidate.name, setup.base.name, setup.hypotheses
-    words = {Verdict.H1: f"H1 accepted: {cand} is better than {base} "
-                         f"(Elo difference >= {hyp.elo1:g} rather than {hyp.elo0:g})",
-             Verdict.H0: f"H0 accepted: {cand} is not better than {base} "
-                         f"(Elo difference {hyp.elo0:g} rather than {hyp.elo1:g})",
-             Verdict.INCONCLUSIVE: f"inconclusive after {2 * status.deals} games: neither "
-                                   "bound reached (raise --max-games, or widen the bounds)"}
-    lines = [f"verdict: {words[verdict]}"]
+    lines = [f"verdict: {setup.verdict_words(verdict, status.deals)}"]
     if status.variance_reduction is not None:
         lines.append(f"duplicate deals: a fresh deal for every game would have needed about "
                      f"{status.variance_reduction:.1f} times as many games for the same "

@@ -23,7 +23,7 @@ from arena.referee.replay import Replay, read_replay
 from arena.report.ladder import LadderData, is_ladder, load_ladder
 from arena.tournament.outputs import read_run
 from arena.tournament.standings import Standings
-from arena.tournament.store import LADDER_NAME, RUN_ADVICE, StoredGame
+from arena.tournament.store import COMPARE_NAME, LADDER_NAME, RUN_ADVICE, StoredGame
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +59,8 @@ class RunData:
     """Arena version, time control, fault policy, sandbox and limits, rules."""
     ladder: LadderData | None = None
     """The ladder's own table and rating history, when the directory is a ladder."""
+    comparison: Mapping[str, Json] | None = None
+    """`arena compare`'s verdict and figures (its compare.json), when the run is one."""
 
     @property
     def versions(self) -> dict[str, str]:
@@ -88,7 +90,18 @@ def load_run(directory: Path) -> RunData:
     public = {k: v for k, v in settings.items() if "salt" not in k}
     name = str(settings.get("name") or directory.resolve().name)
     return RunData(directory, name, public, table, entries, _environment(ordered, entries),
-                   ladder)
+                   ladder, _comparison(directory))
+
+
+def _comparison(directory: Path) -> dict[str, Json] | None:
+    """The comparison's verdict and figures; None for a tournament, and for a file that
+    does not read as one (the report then shows the games without the verdict)."""
+    try:
+        found = json.loads((directory / COMPARE_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) and isinstance(found.get("verdict"), str) \
+        else None
 
 
 def _ladder_settings(directory: Path) -> dict[str, Json]:

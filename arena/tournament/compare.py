@@ -26,7 +26,7 @@ from arena.tournament.config import Format, TableSize, TournamentConfig
 from arena.tournament.pairing import RoundPlan, Table
 from arena.tournament.secret import game_seed
 from arena.tournament.settings import RULES
-from arena.tournament.sprt import Hypotheses, Pairing
+from arena.tournament.sprt import Hypotheses, Pairing, Verdict
 from arena.tournament.store import GameKey
 
 FORMAT = "compare"
@@ -127,6 +127,18 @@ class CompareSetup:
                             "pairing": self.pairing.value, "rules": dict(self.rules),
                             "elo0": hyp.elo0, "elo1": hyp.elo1, "alpha": hyp.alpha,
                             "beta": hyp.beta}}
+
+    def verdict_words(self, verdict: Verdict, deals: int) -> str:
+        """The verdict in words, as the command ends with it and the report leads with it."""
+        cand, base, hyp = self.candidate.name, self.base.name, self.hypotheses
+        if verdict is Verdict.H1:
+            return (f"H1 accepted: {cand} is better than {base} (Elo difference >= "
+                    f"{hyp.elo1:g} rather than {hyp.elo0:g})")
+        if verdict is Verdict.H0:
+            return (f"H0 accepted: {cand} is not better than {base} (Elo difference "
+                    f"{hyp.elo0:g} rather than {hyp.elo1:g})")
+        return (f"inconclusive after {2 * deals} games: neither bound reached (raise "
+                "--max-games, or widen the bounds)")
 
     def tournament(self, out: Path, concurrency: int | None) -> TournamentConfig:
         """Return the tournament config the worker pool runs these bots with."""

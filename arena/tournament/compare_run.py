@@ -39,10 +39,9 @@ from arena.tournament.runner import Interrupted, Job, RefereeFactory, Runner, or
 from arena.tournament.secret import ensure_salt, read_salt
 from arena.tournament.sprt import Sequential, Status, Verdict
 from arena.tournament.standings import PointsRule, compute
-from arena.tournament.store import DB_NAME, SCORED, GameKey, Store, StoredGame
+from arena.tournament.store import COMPARE_NAME, DB_NAME, SCORED, GameKey, Store, StoredGame
 from arena.tournament.workers import DiskFull, disk_full
 
-REPORT_NAME = "compare.json"
 BROKEN_SHARE = 0.9
 """A bot (compared or an opponent) that forfeits at least this share of its counted games
 (with at least `BROKEN_GAMES` counted) is broken, not worse: the run stops without a
@@ -287,7 +286,7 @@ class CompareRun:
                         self.setup.players, False, True, self.setup.seed)
         write_outputs(self.out, settings, table, games, rounds)
         report = report_json(self.setup, result, self.records)
-        (self.out / REPORT_NAME).write_text(json.dumps(report, indent=1) + "\n")
+        (self.out / COMPARE_NAME).write_text(json.dumps(report, indent=1) + "\n")
 
 
 def report_json(setup: CompareSetup, result: CompareResult,
@@ -301,6 +300,7 @@ def report_json(setup: CompareSetup, result: CompareResult,
         deals.append({"deal": deal, "seed": cand.seed, "candidate_score": c,
                       "base_score": b, "pair_score": (1 + c - b) / 2})
     return {"compare": setup.settings(), "verdict": result.verdict.value,
+            "summary": setup.verdict_words(result.verdict, status.deals),
             "games": 2 * status.deals, "deals": status.deals, "stored_games": result.stored,
             "llr": status.llr, "bounds": [status.lower, status.upper], "elo": status.elo,
             "elo_95": status.elo_95 if status.elo_95 != float("inf") else None,

@@ -49,6 +49,9 @@ DB_NAME = "results.sqlite"
 LADDER_NAME = "ladder.yaml"
 """The file that makes a directory a ladder: `arena.ladder` writes it, and the rings
 inside it recognise a ladder by it (a ladder has no results.json to verify)."""
+COMPARE_NAME = "compare.json"
+"""The verdict and figures `arena compare` writes beside its games; the report leads with
+them."""
 SCORED = "scored"
 """The meta key of the fingerprinted keys of the file a run was begun with: what --resume
 with an edited file names as changed."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import shutil
 from pathlib import Path
@@ -129,3 +130,23 @@ def test_view_writes_into_the_current_directory_by_default(runner: CliRunner,
     assert result.exit_code == 0, result.output
     assert (tmp_path / f"{replay.stem}-view" / "viewer.html").is_file()
     assert sorted(p.suffix for p in replay.parent.iterdir()) == [".jsonl"] * 4
+
+
+def test_a_comparisons_report_leads_with_its_verdict(runner: CliRunner,
+                                                      tmp_path: Path) -> None:
+    # it showed the standings of both halves of every deal and no verdict at all
+    out = tmp_path / "cmp"
+    done = runner.invoke(main, ["compare", "machiavelli", "--out", str(out), "--candidate",
+                                "new=builtin:default", "--base", "old=builtin:random",
+                                "--elo1", "300", "--max-games", "6", "-j", "1"])
+    assert done.exit_code in (0, 1, 2), done.output
+    said = json.loads((out / "compare.json").read_text())
+    assert said["summary"] in done.output  # the words the command ended with
+    built = runner.invoke(main, ["report", str(out)])
+    assert built.exit_code == 0, built.output
+    page = (out / "report" / "index.html").read_text()
+    verdict = page[page.index('data-testid="verdict"'):page.index('id="standings"')]
+    assert html.escape(said["summary"]) in verdict and f"{said['llr']:.2f}" in verdict
+    assert 'href="../compare.json"' in verdict and (out / "compare.json").is_file()
+    tournament = play(tmp_path, "machiavelli")
+    assert 'data-testid="verdict"' not in (tournament / "report" / "index.html").read_text()
