@@ -38,6 +38,16 @@ MASKED_TREE = "/etc"
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "JAVA_HOME", "GOMAXPROCS")
 """The only variables of the referee's environment a sandboxed bot sees."""
 SANDBOX_UID = 65534
+_PROC_READ_ONLY = ("--ro-bind", "/proc/sys", "/proc/sys",
+                   "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
+                   "--ro-bind-try", "/proc/fs", "/proc/fs")
+"""The machine's settings in /proc, read-only. The bot's uid is the organiser's outside,
+and for root a sysctl asks nothing more: writable, `kernel.core_pattern` set to a pipe
+into the bot's /tmp ran the bot's program as the host's root at its next crash, and
+/proc/sysrq-trigger reboots the machine. bubblewrap covers these only where its own
+access() check says it may write them, which for a directory of mode r-x it does not.
+The host's /proc/sys is what is bound: the global settings are the same in every
+namespace, and the network ones the bot reads are the host's (it has no network)."""
 
 
 class SandboxMode(StrEnum):
@@ -168,8 +178,8 @@ def bwrap_launch(bwrap: str, argv: Sequence[str], env: Mapping[str, str], cwd: s
     # /dev/shm is the second writable place (POSIX shared memory, multiprocessing's locks):
     # bounded as /tmp is; / and /dev, tmpfs of bubblewrap's, are made read-only below, since
     # without a cgroup nothing would bound what a bot wrote there (a tmpfs is not its memory)
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", scratch, "--tmpfs", "/tmp",
-             "--size", scratch, "--tmpfs", "/dev/shm"]
+    args += ["--proc", "/proc", *_PROC_READ_ONLY, "--dev", "/dev", "--size", scratch,
+             "--tmpfs", "/tmp", "--size", scratch, "--tmpfs", "/dev/shm"]
     for path in _outermost(binds):
         args += ["--ro-bind", path, path]
     for path in sorted(set(hide)):

@@ -241,12 +241,24 @@ def secrets() -> None:
     found(f"{hits} secrets read")
 
 
+GLOBAL_KNOBS = ("/proc/sys/kernel/core_pattern", "/proc/sys/kernel/modprobe",
+                "/proc/sys/vm/overcommit_memory", "/proc/sysrq-trigger")
+"""The machine's own settings: the sandbox's uid is the organiser's outside, and for root
+a sysctl asks no more than that (core_pattern set to `|/proc/%P/root/tmp/x` runs the bot's
+program as the host's root at its next crash). Opened for writing, never written: the
+open is where the refusal comes, and a write that went through would change the host."""
+
+
 def fill() -> None:
     block = b"x" * (1 << 20)
     for where in ("/", "/run", "/dev", "/etc"):
         with contextlib.suppress(OSError):
             Path(where, "zoo-fill").write_bytes(block)
             found(f"wrote into {where}")
+    for knob in GLOBAL_KNOBS:
+        with contextlib.suppress(OSError):
+            os.close(os.open(knob, os.O_WRONLY))
+            found(f"wrote into {knob}")
     written = 0
     with contextlib.suppress(OSError), open("/dev/shm/zoo-fill", "wb") as out:
         for _ in range(64):
