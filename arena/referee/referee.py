@@ -65,6 +65,7 @@ from arena.referee.sandbox import (
     ENDPOINT_DIR,
     Isolation,
     SandboxPolicy,
+    hidden_own,
     own_dirs,
     resolve,
     warning,
@@ -354,8 +355,14 @@ class Referee:
             self.isolation, bot.channel.directory, self._hidden_from(bot),
             network=bot.spec.network or bot.channel.directory is None)
         missing = missing_program(bridge_argv(bot.spec.cmd)[0], bot.spec.cwd)
+        shown = hidden_own(self._owned()[bot.spec.name], self._run_dirs()) if sandboxed \
+            else None
         if missing:
             bot.failure = missing
+        elif shown is not None:
+            bot.failure = (f"its command gives it {shown}, which it may not see (the run's "
+                           "files: results, logs, the secret salt); give the bot a directory "
+                           "of its own, outside the run's")
         else:
             try:
                 logfile = self.workdir / "logs" / f"{bot.spec.name}.log"
@@ -398,6 +405,11 @@ class Referee:
         others = {d for name, dirs in owned.items() if name != bot.spec.name for d in dirs}
         ipc = self._zmq().directory
         return (*self._hide, *sorted(others - mine), *([str(Path(ipc).resolve())] if ipc else []))
+
+    def _run_dirs(self) -> tuple[str, ...]:
+        """The directories no bot may be given: the run's and the endpoints'."""
+        ipc = self._zmq().directory
+        return (*self._hide, *([str(Path(ipc).resolve())] if ipc else []))
 
     def _owned(self) -> dict[str, frozenset[str]]:
         """Each process bot's own directories, resolved once per referee, not every bot's at

@@ -182,11 +182,15 @@ def bwrap_launch(bwrap: str, argv: Sequence[str], env: Mapping[str, str], cwd: s
              "--tmpfs", "/tmp", "--size", scratch, "--tmpfs", "/dev/shm"]
     for path in _outermost(binds):
         args += ["--ro-bind", path, path]
-    for path in sorted(set(hide)):
-        if any(_inside(path, b) for b in binds) and not any(_inside(o, path) for o in own):
-            # another bot's directory or the run directory: empty and read-only (writable,
-            # it was an unbounded scratch beside /tmp)
-            args += ["--tmpfs", path, "--remount-ro", path]
+    masked = [path for path in sorted(set(hide)) if any(_inside(path, b) for b in binds)]
+    for path in masked:
+        # another bot's directory or the run directory: empty and read-only (writable, it
+        # was an unbounded scratch beside /tmp). Masked even when the bot's own directory
+        # lies in it: left open then, a bot given `./data`, a link to the run directory,
+        # read the salt (and so every deal), the database and the other bots' logs
+        args += ["--tmpfs", path, "--remount-ro", path]
+    for path in _outermost(o for o in own if any(_inside(o, m) and o != m for m in masked)):
+        args += ["--ro-bind", path, path]  # its own directory inside a masked one: that alone
     if endpoint_dir is not None:
         args += ["--ro-bind", endpoint_dir, ENDPOINT_DIR]
     args += ["--remount-ro", "/dev", "--remount-ro", "/",
@@ -250,6 +254,14 @@ def _unreadable(top: str = MASKED_TREE) -> tuple[tuple[str, bool], ...]:
                 elif is_dir:
                     stack.append(entry.path)
     return tuple(found)
+
+
+def hidden_own(own: Iterable[str], run: Iterable[str]) -> str | None:
+    """The first of a bot's own directories that is, or lies in, one of the run's (given
+    through a link, as its cwd, or by a bot kept inside a ladder's directory): the bot
+    would read the salt, the database or the other bots' logs, and is not started."""
+    dirs = list(run)
+    return next((o for o in sorted(own) if any(_inside(o, d) for d in dirs)), None)
 
 
 def own_dirs(argv: Sequence[str], cwd: str | None) -> list[str]:

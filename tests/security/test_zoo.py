@@ -305,3 +305,24 @@ def _zoo_as_user(tmp_path: Path) -> None:
     assert int(took.split()[3]) <= 8, took
     started = [line for line in results["forkbomb"]["found"] if "processes started" in line]
     assert started and int(started[0].split()[1]) < 400  # RLIMIT_NPROC stopped it
+
+
+def test_a_link_to_the_run_directory_is_refused_not_shown(tmp_path: Path) -> None:
+    # `cmd: "{python} bot.py ./data"` with `data -> ../run`: the bot's own directory was
+    # the run's, left unmasked, and it read the salt (every deal), the database, the logs
+    from arena.core.record import ForfeitReason as Why
+    from arena.referee import Referee
+    from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
+
+    run, home = tmp_path / "run", tmp_path / "evil"
+    run.mkdir()
+    home.mkdir()
+    (home / "data").symlink_to(run)
+    bots = [BotSpec("evil", (sys.executable, HOSTILE, "snoop", "./data"), cwd=str(home)),
+            BotSpec("builtin", ("builtin:random",))]
+    with Referee(bots, TimeControl(startup_ms=20000), FaultPolicy(), run,
+                 sandbox=sandbox.SandboxPolicy(SandboxMode.BWRAP)) as referee:
+        record = referee.play("machiavelli", {}, 3, ["evil", "builtin"])
+    [evil] = [s for s in record.seats if s.bot == "evil"]
+    assert evil.forfeit == Why.NO_CONNECT
+    assert "which it may not see" in json.dumps(record.details)
