@@ -125,20 +125,20 @@ def cwd_option() -> Callable[[F], F]:
 def with_cwds(bots: Sequence[BotSpec], pairs: Sequence[str]) -> list[BotSpec]:
     """`bots`, each named in a `--cwd NAME=DIR` given its directory (made absolute, so that
     a resume from elsewhere runs the same bot)."""
-    named: dict[str, str] = {}
+    by_name, named = {b.name: b for b in bots}, {}
     for text in pairs:
-        name, sep, where = text.partition("=")
-        if not sep or not name.strip() or not where.strip():
+        name, sep, where = (part.strip() for part in text.partition("="))
+        if not sep or not name or not where:
             raise click.BadParameter(f"{text!r} is not NAME=DIR", param_hint="--cwd")
-        if name.strip() not in {b.name for b in bots}:
-            raise click.BadParameter(f"{text!r}: no bot is named {name.strip()!r} (the bots: "
-                                     f"{', '.join(b.name for b in bots)})", param_hint="--cwd")
-        if next(b for b in bots if b.name == name.strip()).builtin is not None:
-            raise click.BadParameter(f"{text!r}: {name.strip()} is a built-in bot, which runs "
-                                     "inside the referee, in no directory", param_hint="--cwd")
+        if name not in by_name:
+            raise click.BadParameter(f"{text!r}: no bot is named {name!r} (the bots: "
+                                     f"{', '.join(by_name)})", param_hint="--cwd")
+        if by_name[name].builtin is not None:
+            raise click.BadParameter(f"{text!r}: {name} is a built-in bot, which runs inside "
+                                     "the referee, in no directory", param_hint="--cwd")
         path = Path(where).expanduser()
         if not path.is_dir():
             raise click.BadParameter(f"{text!r}: {where} is not a directory",
                                      param_hint="--cwd")
-        named[name.strip()] = str(path.resolve())
+        named[name] = str(path.resolve())
     return [replace(b, cwd=named[b.name]) if b.name in named else b for b in bots]

@@ -188,9 +188,12 @@ def bwrap_launch(bwrap: str, argv: Sequence[str], env: Mapping[str, str], cwd: s
         # was an unbounded scratch beside /tmp). Masked even when the bot's own directory
         # lies in it: left open then, a bot given `./data`, a link to the run directory,
         # read the salt (and so every deal), the database and the other bots' logs
-        args += ["--tmpfs", path, "--remount-ro", path]
+        args += ["--tmpfs", path]
     for path in _outermost(o for o in own if any(_inside(o, m) and o != m for m in masked)):
-        args += ["--ro-bind", path, path]  # its own directory inside a masked one: that alone
+        args += ["--ro-bind", path, path]  # its own inside a masked one: that alone, bound
+        # while the tmpfs is writable (bubblewrap makes the mount point there)
+    for path in masked:
+        args += ["--remount-ro", path]
     if endpoint_dir is not None:
         args += ["--ro-bind", endpoint_dir, ENDPOINT_DIR]
     args += ["--remount-ro", "/dev", "--remount-ro", "/",

@@ -113,3 +113,19 @@ def test_other_bare_names_stay_as_given(tmp_path: Path, monkeypatch: pytest.Monk
     given = [sys.executable, "-m", "pkg", "--level", "fast", "bot.py"]
     assert bot_argv(given, None) == [*given[:-1], str(tmp_path / "bot.py")]
     assert bot_argv(given, str(tmp_path)) == given
+
+
+def test_a_bot_inside_another_bots_directory_sees_its_own_alone(
+        bwrap: str, tmp_path: Path) -> None:
+    # run from a folder holding both, with its program inside the other bot's directory:
+    # that directory was left unmasked, whole, since the bot's own lay in it
+    top, other, own = tmp_path / "top", tmp_path / "top" / "other", \
+        tmp_path / "top" / "other" / "nested"
+    own.mkdir(parents=True)
+    (other / "strategy.txt").write_text("the other bot's")
+    (own / "bot.py").write_text(
+        SCRIPT + f"print(os.path.exists({str(other / 'strategy.txt')!r}))\n")
+    launch = bwrap_launch(bwrap, [sys.executable, str(own / "bot.py")], {}, str(top),
+                          endpoint_dir=None, hide=[str(other)], network=False,
+                          limits=Limits())
+    assert sandboxed_output(launch).splitlines() == ["bot.py ran", "False"]
