@@ -261,7 +261,7 @@ class _Match:
             self._intruder(seat, stranger)
         if refused := self.transport.refused(seat.player.peer):
             self._over_connections(seat, f"{refused} more connection(s) to its endpoint, "
-                                         "refused at their handshake")
+                                         "refused")
         sent = self.clock()  # after encoding: a bot is charged for the round trip only
         if not self.transport.send(seat.player.peer, frame):
             return _Reply(gone=ForfeitReason.DISCONNECTED, request=request_id)

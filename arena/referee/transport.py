@@ -13,6 +13,7 @@ import itertools
 import logging
 import math
 import os
+import resource
 import shutil
 import tempfile
 from collections.abc import Callable, Collection
@@ -22,7 +23,7 @@ import zmq
 
 from arena.protocol.codec import decode_referee
 from arena.protocol.messages import MAX_MESSAGE_BYTES, RefereeMessage
-from arena.referee.gate import Gate
+from arena.referee.gate import OPEN_AT_ONCE, Gate
 
 log = logging.getLogger("arena.referee.wire")
 
@@ -46,6 +47,18 @@ _send_part = cast(Callable[["zmq.Socket[bytes]", bytes, int], None], zmq.backend
 draft sockets' `routing_id` and `group`; calling the compiled one for the two parts of each
 request leaves that Python call off the bot's clock: 1.1 us less per request with cold caches
 (the two sends after 150 us of engine work, pinned, 3 runs: 13.5 -> 12.4 us)."""
+
+
+def raise_open_files() -> None:
+    """Raise this process's soft limit of open descriptors to its hard one (1,024 is a
+    common soft default, against 524,288 or more hard). Why: libzmq aborts the referee when
+    an ipc accept finds no descriptor free; the gate closes an endpoint past a few
+    connections at once (`arena.referee.gate`), and this is the margin its thread has to
+    see them while a bot connects as fast as it can."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 class Transport(Protocol):
@@ -127,6 +140,8 @@ class ZmqTransport:
         self._timeouts: list[int] = []  # each socket's RCVTIMEO, set only when it changes
         self._strangers: dict[int, bytes] = {}  # channel -> another connection, until asked
         self._poller = zmq.Poller()
+        if self._dir is not None:
+            raise_open_files()
         self._gate = Gate(self._context) if self._dir is not None else None
         try:
             self.first: Channel = self.open_channel()
@@ -158,11 +173,16 @@ class ZmqTransport:
         socket.setsockopt(zmq.RCVHWM, RCV_HWM)
         if self._gate is not None:  # each connection asks the gate first (`admit`)
             socket.setsockopt(zmq.ZAP_DOMAIN, _domain(index))
+            # connections waiting to be accepted, beyond those the gate counts
+            socket.setsockopt(zmq.BACKLOG, OPEN_AT_ONCE)
         socket.bind(f"ipc://{directory}/referee.sock" if directory else str(self._base))
         self._sockets.append(socket)
         self._timeouts.append(-1)
         self._poller.register(socket, zmq.POLLIN)
-        return Channel(index, socket.getsockopt_string(zmq.LAST_ENDPOINT), directory)
+        endpoint = socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        if self._gate is not None and directory is not None:
+            self._gate.watch(socket, _domain(index), f"{directory}/referee.sock")
+        return Channel(index, endpoint, directory)
 
     def send(self, peer: bytes, frame: bytes) -> bool:
         """Send one frame without blocking; False when the peer is unknown or saturated."""
@@ -237,6 +257,17 @@ class ZmqTransport:
         its refusals so far are forgotten. Over tcp every channel accepts any number."""
         if self._gate is not None:
             self._gate.limit(_domain(channel), connections)
+            if self._gate.sealed(_domain(channel)):  # closed to its last process's flood
+                self._rebind(channel)
+
+    def _rebind(self, channel: int) -> None:
+        socket = self._sockets[channel]
+        endpoint = socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        with contextlib.suppress(zmq.ZMQError):  # its file is gone: libzmq may say so
+            socket.unbind(endpoint)
+        socket.bind(endpoint)
+        assert self._gate is not None
+        self._gate.reopen(_domain(channel))
 
     def refused(self, peer: bytes) -> int:
         """How many connections `peer`'s channel refused since the last call."""
@@ -288,6 +319,8 @@ class ZmqTransport:
         for socket in self._sockets:
             socket.close(linger=0)
         self._sockets = []
+        if self._gate is not None:
+            self._gate.close()
         self._context.term()
         if self._gate is not None:
             self._gate.join()

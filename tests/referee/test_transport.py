@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import socket as socket_module
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import zmq
 
+from arena.referee.gate import OPEN_AT_ONCE
 from arena.referee.transport import ZmqTransport
 from tests.conditions import wait_until
 
@@ -180,3 +183,49 @@ def test_a_channel_refuses_connections_over_its_number_before_their_frames_queue
     finally:
         for socket in sockets:
             socket.close(linger=0)
+
+
+def test_an_endpoint_holding_too_many_connections_at_once_is_closed_to_new_ones(
+        pair: tuple[ZmqTransport, zmq.Socket[bytes]]) -> None:
+    """Raw connections never reach the handshake the gate answers, yet each holds one of
+    the referee's descriptors, and libzmq aborts the process when an ipc accept finds none
+    left: past OPEN_AT_ONCE the endpoint's socket file is gone, until its bot's next
+    process is admitted."""
+    transport, _ = pair
+    channel = transport.open_channel()
+    transport.admit(channel.number, 1)
+    assert channel.directory is not None
+    path = Path(channel.directory) / "referee.sock"
+    held: list[socket_module.socket] = []
+    try:
+        while len(held) <= OPEN_AT_ONCE:  # one more than it may hold
+            raw = socket_module.socket(socket_module.AF_UNIX)
+            held.append(raw)
+            raw.connect(str(path))
+        wait_until(lambda: not path.exists(), "the endpoint's socket file removed")
+        with socket_module.socket(socket_module.AF_UNIX) as late, \
+                pytest.raises(FileNotFoundError):
+            late.connect(str(path))
+        refused = [0]
+
+        def counted() -> bool:
+            refused[0] += transport.refused_on(channel.number)
+            return refused[0] >= 1
+
+        wait_until(counted, "the connection over the limit counted as refused")
+        for raw in held:
+            raw.close()
+        transport.admit(channel.number, 1)  # its next process: the endpoint is back
+        assert path.exists()
+        dealer: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
+        try:
+            dealer.setsockopt(zmq.LINGER, 0)
+            dealer.connect(channel.endpoint)
+            dealer.send(b"back")
+            got = transport.recv(5000, channel.number.to_bytes(2, "big"))
+            assert got is not None and got[1] == [b"back"]
+        finally:
+            dealer.close(linger=0)
+    finally:
+        for raw in held:
+            raw.close()
