@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -127,14 +128,24 @@ def play(game: str, bots: tuple[str, ...], seed: int, rule_pairs: tuple[str, ...
     rules = parse_rules(rule_pairs)
     REGISTRY.get(game).resolve_rules(len(specs), rules)
     time = TimeControl(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
+    if replay is not None:
+        replay.parent.mkdir(parents=True, exist_ok=True)  # before the game, not after it
     with tempfile.TemporaryDirectory(prefix="arena-play-") as scratch:
-        with Referee(specs, time, FaultPolicy(max_faults), workdir or Path(scratch),
-                     endpoint=endpoint(tcp), sandbox=SandboxPolicy(SandboxMode(sandbox)),
-                     hide=[replay.resolve().parent] if replay else []) as referee:
-            # a label names the game in each bot's log and its game_start (PROTOCOL.md)
-            record = referee.play(game, rules, seed, [s.name for s in specs], replay,
-                                  on_step=_show_step if verbose else None,
-                                  label=replay.stem if replay else f"play-seed-{seed}")
+        run_dir = workdir or Path(scratch)
+        # written in the run directory, which no bot sees, and moved when the game is over:
+        # hiding the replay's own folder refused every bot run from the folder it is in
+        written = run_dir / "replays" / replay.name if replay else None
+        try:
+            with Referee(specs, time, FaultPolicy(max_faults), run_dir,
+                         endpoint=endpoint(tcp),
+                         sandbox=SandboxPolicy(SandboxMode(sandbox))) as referee:
+                # a label names the game in each bot's log and its game_start (PROTOCOL.md)
+                record = referee.play(game, rules, seed, [s.name for s in specs], written,
+                                      on_step=_show_step if verbose else None,
+                                      label=replay.stem if replay else f"play-seed-{seed}")
+        finally:
+            if replay is not None and written is not None and written.exists():
+                shutil.move(written, replay)
     _render(record)
     if replay is not None:
         console.print(f"replay: {replay}", highlight=False)

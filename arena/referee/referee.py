@@ -53,7 +53,7 @@ from arena.referee.roster import (
     NO_CWD_NOTE,
     STDIO_HINT,
     VERSION_CHARS,
-    Alarm,
+    AlarmBook,
     RosterBot,
     check_specs,
     log_tail,
@@ -118,8 +118,7 @@ class Referee:
         self._transport: ZmqTransport | None = None
         self._ids = itertools.count(1)
         self._old_sigterm: Any = None
-        self.alarms: list[Alarm] = []
-        self._reported = 0
+        self._alarms = AlarmBook()
         self._monitor_stop = threading.Event()
         self._monitor: threading.Thread | None = None
         self.max_bots = max_bots
@@ -250,9 +249,7 @@ class Referee:
         """What a game record says besides the game: isolation, and the alarms raised since
         the previous game."""
         notes: dict[str, Json] = {"isolation": self.isolation.to_json()}
-        fresh = self.alarms[self._reported:]
-        self._reported = len(self.alarms)
-        if fresh:
+        if fresh := self._alarms.take():
             notes["alarms"] = [a.to_json() for a in fresh]
         return notes
 
@@ -494,7 +491,8 @@ class Referee:
             kind, detail = "wrong_endpoint", f"a hello with {sender.spec.name}'s token"
         else:
             kind, detail = "bad_token", "a hello with an unknown token"
-        where = f"{detail} on {owner.spec.name}'s endpoint (claimed name {hello.name!r})"
+        where = (f"{detail} on {owner.spec.name}'s endpoint (claimed name "
+                 f"{printable(hello.name, VERSION_CHARS)!r})")
         if sender is None and not self._private(owner):
             # anyone on the machine can reach a tcp (or unsandboxed) endpoint
             log.warning("%s (reachable by any local process: not held against it)", where)
@@ -507,8 +505,9 @@ class Referee:
         self._zmq().send(peer, encode(Error(code=ErrorCode.BAD_TOKEN, detail=detail)))
 
     def _alarm(self, bot: str, kind: str, detail: str) -> None:
-        self.alarms.append(Alarm(bot, kind, detail))
-        log.error("ALARM against %s: %s: %s", bot, kind, detail)
+        alarm = self._alarms.add(bot, kind, detail)
+        if alarm is not None:
+            log.error("ALARM against %s: %s: %s", bot, kind, alarm.detail)
 
     def _read_hello(self, owner: RosterBot | None, peer: bytes,
                     frames: list[bytes]) -> Hello | None:

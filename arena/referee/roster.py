@@ -97,6 +97,42 @@ class Alarm:
         return {"bot": self.bot, "kind": self.kind, "detail": self.detail}
 
 
+ALARM_DETAIL_CHARS = 300
+"""How much of an alarm's detail is kept: it may quote the bot (a claimed name of 900 KB)."""
+ALARMS_KEPT = 20
+"""Alarms kept of each bot between two games' records; the rest are counted (a bot saying
+hello with 900 KB names over and over made a database of 54 MB)."""
+
+
+class AlarmBook:
+    """The alarms raised since the last game's record, each bot's first `ALARMS_KEPT`."""
+
+    def __init__(self) -> None:
+        self._fresh: list[Alarm] = []
+        self._kept: dict[str, int] = {}
+        self._more: dict[str, tuple[str, int]] = {}
+        """bot -> (the kind of its last alarm not kept, how many were not)."""
+
+    def add(self, bot: str, kind: str, detail: str) -> Alarm | None:
+        """Record an alarm; return it, or None when it is one too many (counted only)."""
+        if self._kept.get(bot, 0) >= ALARMS_KEPT:
+            self._more[bot] = (kind, self._more.get(bot, ("", 0))[1] + 1)
+            return None
+        self._kept[bot] = self._kept.get(bot, 0) + 1
+        if len(detail) > ALARM_DETAIL_CHARS:
+            detail = f"{detail[:ALARM_DETAIL_CHARS]}... ({len(detail)} characters)"
+        alarm = Alarm(bot, kind, printable(detail))
+        self._fresh.append(alarm)
+        return alarm
+
+    def take(self) -> list[Alarm]:
+        """The alarms since the last call, with one per bot saying how many were not kept."""
+        fresh = self._fresh + [Alarm(bot, kind, f"{count} more alarm(s) of this bot, not kept")
+                               for bot, (kind, count) in self._more.items()]
+        self._fresh, self._kept, self._more = [], {}, {}
+        return fresh
+
+
 def missing_program(program: str, cwd: str | None) -> str:
     """Say `command not found: X` before starting a bot whose program does not exist (in a
     sandbox the failure would otherwise be bubblewrap's)."""

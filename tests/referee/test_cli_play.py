@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.referee import Referee
+from tests.security.zoo import need_bwrap
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = f"python {ROOT / 'sample_bots' / 'python' / 'random_bot.py'}"
@@ -202,3 +203,25 @@ def test_a_missing_script_is_named_before_the_game(runner: CliRunner, tmp_path: 
     assert result.exit_code == 1
     assert result.output.strip() == f"Error: bot 'a': file '{tmp_path}/bot.py' not found in " \
         f"{Path.cwd().resolve()}"
+
+
+def test_a_sandboxed_bot_plays_when_the_replay_is_written_into_its_own_folder(
+        runner: CliRunner, tmp_path: Path) -> None:
+    # `arena play ... --replay game.jsonl` run in the bot's folder hid that folder from
+    # every sandbox, the replay being a run file, and the bot was refused ("its command
+    # gives it ..., which it may not see"): the replay is now written out of sight and
+    # moved there when the game is over
+    need_bwrap()
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "weights.json").write_text("{}")
+    (home / "bot.py").write_text(WEIGHTS_BOT.format(root=str(ROOT)))
+    replay = home / "game.jsonl"
+    result = runner.invoke(main, ["play", "machiavelli", "--sandbox", "bwrap", "--replay",
+                                  str(replay), "-b", f"w=python {home / 'bot.py'}",
+                                  "-b", "r=builtin:random", "--cwd", f"w={home}"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(replay.read_text().splitlines()[-1])["type"] == "outcome"
+    assert {p.name for p in home.iterdir()} == {"bot.py", "weights.json", "game.jsonl"}
+    checked = runner.invoke(main, ["replay", str(replay), "--check"])
+    assert checked.exit_code == 0 and "no mismatch" in checked.output

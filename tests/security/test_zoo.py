@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -24,6 +26,7 @@ from arena.core.record import FaultKind, ForfeitReason
 from arena.referee import sandbox
 from arena.referee.limits import Limits
 from arena.referee.match import FLOOD_LIMIT
+from arena.referee.roster import ALARM_DETAIL_CHARS, ALARMS_KEPT
 from arena.referee.sandbox import SandboxMode
 from arena.referee.spec import LOOPBACK_TCP
 from tests.conditions import wait_until
@@ -326,3 +329,89 @@ def test_a_link_to_the_run_directory_is_refused_not_shown(tmp_path: Path) -> Non
     [evil] = [s for s in record.seats if s.bot == "evil"]
     assert evil.forfeit == Why.NO_CONNECT
     assert "which it may not see" in json.dumps(record.details)
+
+
+def test_connections_that_never_shake_hands_cannot_exhaust_the_referees_descriptors(
+        tmp_path: Path) -> None:
+    # each connection accepted holds one of the referee's descriptors until its handshake
+    # times out, and libzmq aborts the whole referee when an ipc accept finds none left: a
+    # bot of six processes opening 5,400 killed a referee of 2,048 (SIGABRT, every game of
+    # the worker lost). Its endpoint now closes to new connections past a few at once.
+    limit = 2048
+    host = subprocess.run(
+        [sys.executable, str(Path(__file__).parent / "bots" / "attack_host.py"),
+         "raw_connections", str(tmp_path)], capture_output=True, text=True, check=False,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit)))
+    assert host.returncode == 0, host.stderr[-3000:]
+    result = json.loads(host.stdout.splitlines()[-1])
+    held = [line for line in result["found"] if "raw connections held" in line]
+    assert held and int(held[0].split()[1]) < limit // 4, result["found"]
+    assert result["forfeits"] == [ForfeitReason.LIMIT.value, None, None, None], result
+    assert "connections:" in str(result["details"]["forfeits"]["0"])
+    assert {(a["bot"], a["kind"]) for a in result["details"]["alarms"]} == {
+        ("attacker", "intruder")}
+    assert result["faults"][1:] == [0, 0, 0]
+    assert result["survivors"] == [] and result["cgroups"] == []
+
+
+def test_alarm_after_alarm_is_kept_within_bounds(tmp_path: Path) -> None:
+    # each of a hundred hellos with a forged token and a 100 KB name was an alarm quoting
+    # the name whole, logged and stored: a few games of it made a database of 54 MB
+    hellos = 60
+    outcome = play_attack("hello_spam", tmp_path, env={"ZOO_HELLOS": str(hellos)})
+    alarms = outcome.record.details["alarms"]
+    assert isinstance(alarms, list) and len(alarms) == ALARMS_KEPT + 1, alarms
+    assert {(a["bot"], a["kind"]) for a in alarms} == {("attacker", "bad_token")}
+    assert max(len(a["detail"]) for a in alarms) <= ALARM_DETAIL_CHARS
+    assert alarms[-1]["detail"] == f"{hellos - ALARMS_KEPT} more alarm(s) of this bot, " \
+                                   "not kept"
+    assert outcome.record.seats[0].forfeit is None  # its own hello came after: it plays
+    assert_neighbours_unharmed(outcome)
+
+
+def test_a_bot_has_no_privilege_namespace_or_environment_beyond_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/security.md's privileges, limits, environment and scratch, as the bot sees them."""
+    monkeypatch.setenv("ZOO_ORGANISERS_OWN", "not for bots")
+    outcome = play_attack("probe", tmp_path, limits=Limits(open_files=256, scratch_mb=8))
+    assert found(outcome, "uid 65534"), outcome.logs["attacker"]
+    assert found(outcome, "capabilities 0000000000000000 0000000000000000")
+    assert found(outcome, "namespaces made []")
+    assert found(outcome, "limits nofile (256, 256) core (0, 0)")
+    [environment] = found(outcome, "environment ")
+    names = set(environment.split()[2:])
+    allowed = {"PATH", "HOME", "TMPDIR", "ARENA_ENDPOINT", "ARENA_TOKEN", "ARENA_BOT_NAME",
+               "ZOO_MARKER", "ZOO_RUNDIR", "PYTHONPATH", "PWD"}
+    assert {"PATH", "HOME", "TMPDIR", "ARENA_TOKEN"} <= names, names
+    assert not {n for n in names - allowed if not n.startswith(("LC_", "LANG"))}, names
+    [scratch] = found(outcome, "/tmp took")
+    assert 0 < int(scratch.split()[3]) <= 8, scratch
+    assert_neighbours_unharmed(outcome)
+
+
+def test_cpu_past_its_limit_is_a_limit_fault_and_a_forfeit(tmp_path: Path) -> None:
+    # the move clock is far off (20 s): the CPU limit, checked while the referee waits,
+    # stops the bot's spinning processes first
+    outcome = play_attack("cpu_burn", tmp_path, limits=Limits(cpu_s=2))
+    assert outcome.record.seats[0].forfeit is ForfeitReason.LIMIT, outcome.record.details
+    assert str(outcome.record.details["forfeits"]["0"]).startswith("limit: cpu:"), \
+        outcome.record.details
+    assert not [f for f in outcome.record.faults if f.kind is FaultKind.TIMEOUT]
+    assert_neighbours_unharmed(outcome)
+
+
+def test_a_hello_with_its_own_token_elsewhere_is_held_against_it(tmp_path: Path) -> None:
+    # over tcp a bot can reach the other endpoints; only it knows its token, so the alarm is
+    # its own, and the seat stays with the bot that said hello on its own endpoint
+    with socket.socket() as probe:  # a free port for the attacker's signal
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    outcome = play_attack("wrong_endpoint", tmp_path, endpoint=LOOPBACK_TCP,
+                          env={"ZOO_SIGNAL_PORT": str(port)},
+                          neighbour=(sys.executable, HOSTILE, "after_signal"))
+    alarms = outcome.record.details.get("alarms", [])
+    assert alarms and {(a["bot"], a["kind"]) for a in alarms} == {
+        ("attacker", "wrong_endpoint")}, alarms
+    assert "a hello with attacker's token on honest-1's endpoint" in str(alarms)
+    assert [s.forfeit for s in outcome.record.seats] == [None] * 4  # each its own seat
+    assert not outcome.record.faults

@@ -43,15 +43,17 @@ class Outcome:
 def play_attack(mode: str, run_dir: Path, *, limits: Limits | None = None,
                 mode_sandbox: SandboxMode = SandboxMode.BWRAP, time: TimeControl = TIME,
                 endpoint: str | None = None, seed: int = 3, hostile: str = HOSTILE,
-                env: dict[str, str] | None = None) -> Outcome:
+                env: dict[str, str] | None = None,
+                neighbour: tuple[str, ...] | None = None) -> Outcome:
     """One machiavelli game: the attacker in seat 0 (`hostile`, with `env`), two honest
-    process bots, a built-in."""
+    process bots (the first run by `neighbour`, with `env`, when given), a built-in."""
     marker = f"zoo-{uuid.uuid4().hex}"
     # a Python run on another interpreter's packages (the unprivileged run) passes them on
     path = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
     env = {"ZOO_MARKER": marker, "ZOO_RUNDIR": str(run_dir), **path, **(env or {})}
     bots = [BotSpec("attacker", (sys.executable, hostile, mode), env=env),
-            BotSpec("honest-1", (sys.executable, RANDOM), env=path),
+            BotSpec("honest-1", neighbour or (sys.executable, RANDOM),
+                    env=env if neighbour else path),
             BotSpec("honest-2", (sys.executable, RANDOM), env=path),
             BotSpec("builtin", ("builtin:random",))]
     policy = SandboxPolicy(mode_sandbox, limits or Limits())

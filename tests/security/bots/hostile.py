@@ -8,14 +8,19 @@ hangs on its first request); deep and deep_hello (data nested 100,000 levels dee
 action, in a hello), escape (an action key carrying a terminal's escapes), neighbours (over
 tcp: floods and bad hellos on every other endpoint of the machine), sockets (looks for
 other bots' endpoints), secrets (reads what it can of /etc for $ZOO_SECRET), fill (writes
-outside its scratch) and side_connections (big frames on two more connections of its own).
+outside its scratch), side_connections (big frames on two more connections of its own) and
+raw_connections (thousands of connections to its endpoint that never start a handshake);
+hello_spam ($ZOO_HELLOS hellos with forged tokens and names of 100 KB before its own).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import random
+import resource
+import socket as socket_module
 import subprocess
 import sys
 import time
@@ -24,7 +29,7 @@ from pathlib import Path
 import zmq
 
 from arena.client import connect
-from arena.protocol import Action, Hello, Request, Shutdown, decode_referee, encode
+from arena.protocol import Action, Hello, Request, Shutdown, Welcome, decode_referee, encode
 from arena.protocol.messages import PROTOCOL_VERSION
 
 MODE = sys.argv[1]
@@ -146,6 +151,34 @@ def forkbomb() -> None:
     found(f"{started} processes started")
 
 
+RAW_HOLDER = """
+import socket, sys
+held = []
+try:
+    while len(held) < int(sys.argv[1]):
+        raw = socket.socket(socket.AF_UNIX)
+        raw.connect(sys.argv[2])
+        held.append(raw)
+except OSError:
+    pass
+print(len(held), flush=True)
+sys.stdin.read()  # held until the bot is stopped
+"""
+HOLDERS: list[subprocess.Popen[str]] = []
+
+
+def raw_connections() -> None:
+    """Connections that never send ZeroMQ's greeting, so no handshake is ever asked about,
+    from six processes of 900 each: more than the referee has descriptors (the test lowers
+    its limit), each held open."""
+    path = os.environ["ARENA_ENDPOINT"].removeprefix("ipc://")
+    HOLDERS.extend(subprocess.Popen([sys.executable, "-c", RAW_HOLDER, "900", path, MARKER],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                   for _ in range(6))
+    held = sum(int(holder.stdout.readline() or 0) for holder in HOLDERS if holder.stdout)
+    found(f"{held} raw connections held")
+
+
 def hog() -> None:
     block = bytearray(2 << 30)  # 2 GiB, every page touched
     for i in range(0, len(block), 4096):
@@ -181,15 +214,38 @@ def deep_hello() -> zmq.Socket[bytes]:
     return socket
 
 
-def neighbours() -> None:
-    """Over tcp bots share the network: flood every other listening loopback port."""
-    own = int(os.environ["ARENA_ENDPOINT"].rsplit(":", 1)[1])
+def hello_spam() -> zmq.Socket[bytes]:
+    """Hellos with unknown tokens and names of 100 KB, each an alarm, then its own hello on
+    the same connection (the one its endpoint accepts); return the connection."""
+    socket: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 1000)
+    socket.connect(os.environ["ARENA_ENDPOINT"])
+    name = "N" * (100 << 10)
+    for _ in range(int(os.environ["ZOO_HELLOS"])):
+        socket.send(encode(Hello(token="forged-" + os.urandom(8).hex(), name=name,
+                                 version="x", protocol=PROTOCOL_VERSION)))
+    socket.send(encode(Hello(token=os.environ["ARENA_TOKEN"], name="spam", version="0",
+                             protocol=PROTOCOL_VERSION)))
+    while not isinstance(decode_referee(socket.recv()), Welcome):
+        pass  # the answers to the forged ones
+    return socket
+
+
+def listening_ports() -> set[int]:
+    """The loopback ports listening on the machine (the other bots' endpoints among them)."""
     ports = set()
     for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         local, state = line.split()[1], line.split()[3]
         address, hex_port = local.split(":")
-        if state == "0A" and address == "0100007F" and int(hex_port, 16) != own:  # LISTEN
+        if state == "0A" and address == "0100007F":  # LISTEN
             ports.add(int(hex_port, 16))
+    return ports
+
+
+def neighbours() -> None:
+    """Over tcp bots share the network: flood every other listening loopback port."""
+    own = int(os.environ["ARENA_ENDPOINT"].rsplit(":", 1)[1])
+    ports = listening_ports() - {own}
     stray = encode(Action(id=10**9, action=None))
     for port in sorted(ports):
         socket: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
@@ -241,6 +297,75 @@ def secrets() -> None:
     found(f"{hits} secrets read")
 
 
+NAMESPACES = {"user": 0x10000000, "mount": 0x00020000, "network": 0x40000000,
+              "pid": 0x20000000}
+"""unshare(2)'s flags: CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID."""
+
+
+def probe() -> None:
+    """What the sandbox leaves it: uid, capabilities, the namespaces it may make (each tried
+    in a child of its own), its limits, its environment, how much /tmp takes."""
+    found(f"uid {os.getuid()}")
+    status = dict(line.split(":\t", 1) for line in
+                  Path("/proc/self/status").read_text().splitlines() if ":\t" in line)
+    found(f"capabilities {status['CapEff'].strip()} {status['CapPrm'].strip()}")
+    libc = ctypes.CDLL(None, use_errno=True)
+    made = []
+    for name, flag in NAMESPACES.items():
+        child = os.fork()
+        if child == 0:
+            os._exit(0 if libc.unshare(flag) == 0 else 1)
+        if os.waitpid(child, 0)[1] == 0:
+            made.append(name)
+    found(f"namespaces made {made}")
+    found(f"limits nofile {resource.getrlimit(resource.RLIMIT_NOFILE)} "
+          f"core {resource.getrlimit(resource.RLIMIT_CORE)}")
+    found(f"environment {' '.join(sorted(os.environ))}")
+    block, written = b"x" * (1 << 20), 0
+    with contextlib.suppress(OSError), open("/tmp/zoo-scratch", "wb") as out:
+        while written < 1024:  # bounded: the test's scratch is a few MiB
+            out.write(block)
+            out.flush()
+            written += 1
+    with contextlib.suppress(OSError):
+        os.unlink("/tmp/zoo-scratch")
+    found(f"/tmp took {written} MiB")
+
+
+def cpu_burn() -> None:
+    """Three processes spinning until the bot is stopped: CPU far past its limit per game
+    while the move clock still runs."""
+    HOLDERS.extend(subprocess.Popen([sys.executable, "-c", "while True: pass", MARKER],
+                                    stdin=subprocess.PIPE, text=True) for _ in range(3))
+    while True:
+        pass
+
+
+def wrong_endpoint() -> None:
+    """Over tcp: a hello with its own token on every other listening loopback port, then a
+    signal to the neighbour waiting in `after_signal` (its endpoint's hello still to come,
+    so the referee reads the forged one as a hello, not as a stray message in a game)."""
+    own = int(os.environ["ARENA_ENDPOINT"].rsplit(":", 1)[1])
+    for port in listening_ports() - {own, int(os.environ["ZOO_SIGNAL_PORT"])}:
+        hello_on(f"tcp://127.0.0.1:{port}", os.environ["ARENA_TOKEN"])
+    signal = socket_module.create_server(("127.0.0.1", int(os.environ["ZOO_SIGNAL_PORT"])))
+    NEIGHBOURS_SIGNAL.append(signal)
+
+
+NEIGHBOURS_SIGNAL: list[socket_module.socket] = []
+
+
+def after_signal() -> None:
+    """An honest bot that says hello once the port $ZOO_SIGNAL_PORT accepts a connection."""
+    while True:
+        try:
+            socket_module.create_connection(("127.0.0.1", int(os.environ["ZOO_SIGNAL_PORT"]))
+                                            ).close()
+            return
+        except OSError:
+            time.sleep(0.05)  # a polling step; the signal decides
+
+
 GLOBAL_KNOBS = ("/proc/sys/kernel/core_pattern", "/proc/sys/kernel/modprobe",
                 "/proc/sys/vm/overcommit_memory", "/proc/sysrq-trigger")
 """The machine's own settings: the sandbox's uid is the organiser's outside, and for root
@@ -270,9 +395,11 @@ def fill() -> None:
 
 ATTACKS = {"thief": thief, "snoop": snoop, "writer": writer, "logbypass": logbypass,
            "setsid": setsid, "neighbours": neighbours,
-           "sockets": sockets, "secrets": secrets, "fill": fill}
+           "sockets": sockets, "secrets": secrets, "fill": fill, "probe": probe,
+           "wrong_endpoint": wrong_endpoint, "after_signal": after_signal}
 IN_GAME = {"forkbomb": forkbomb, "hog": hog, "late_setsid": setsid,
-           "setsid_hang": setsid_hang}
+           "setsid_hang": setsid_hang, "raw_connections": raw_connections,
+           "cpu_burn": cpu_burn}
 """Attacks made at the first request, once the bot holds its seat."""
 
 
@@ -281,7 +408,8 @@ def main() -> None:
         hog()
     if MODE in ATTACKS:
         ATTACKS[MODE]()
-    socket = deep_hello() if MODE == "deep_hello" else connect(MODE, "0")[0]
+    socket = deep_hello() if MODE == "deep_hello" else hello_spam() \
+        if MODE == "hello_spam" else connect(MODE, "0")[0]
     flooded = 0
     while True:
         message = decode_referee(socket.recv())
