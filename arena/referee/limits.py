@@ -29,6 +29,8 @@ KILL_WAIT_S = 30.0
 """How long `Cgroup.kill_all` waits for killed processes to leave before it gives up and
 says so: only a process stuck in the kernel (a hung file system) takes that long."""
 _serial = itertools.count(1)
+_swept = False
+"""Whether this process has removed what dead ones left (`Cgroup.sweep`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +127,10 @@ class Cgroup:
         Raises:
             OSError: the hierarchy refused (no permission, no controller).
         """
+        global _swept
+        if not _swept:  # once per process: what killed runs left
+            _swept = True
+            cls.sweep()
         leaf = f"arena-{os.getpid()}-{next(_serial)}-{_safe(name)}"
         if kind is Enforcer.CGROUP_V1:
             parents = _v1_parents() or {}
@@ -145,6 +151,37 @@ class Cgroup:
             group.remove()
             raise
         return group
+
+    @classmethod
+    def left_by(cls, pid: int) -> list[Cgroup]:
+        """The cgroups a process made for its bots (`arena-PID-*`): a worker that was killed
+        leaves them behind (empty, as a rule: its sandboxes die with it), one per bot start,
+        and a season of nightly runs made thousands."""
+        return cls._found(f"arena-{pid}-*")
+
+    @classmethod
+    def sweep(cls) -> int:
+        """Remove the empty cgroups of arena processes that no longer run (a run killed
+        whole, coordinator and workers, cleans nothing up); return how many. A group with a
+        process in it is left alone: it may be another pid namespace's."""
+        removed = 0
+        for group in cls._found("arena-*-*"):
+            owner = next(iter(group.paths.values())).name.split("-")[1]
+            if owner.isdigit() and not _runs(int(owner)) and not group.pids():
+                group.remove()
+                removed += 1
+        return removed
+
+    @classmethod
+    def _found(cls, pattern: str) -> list[Cgroup]:
+        parents = _v1_parents()
+        kind = Enforcer.CGROUP_V1 if parents is not None else Enforcer.CGROUP_V2
+        if parents is None:
+            parent = _v2_parent()
+            parents = {"v2": parent} if parent is not None else {}
+        leaves = sorted({p.name for parent in parents.values() for p in parent.glob(pattern)})
+        return [cls(kind, {c: parent / leaf for c, parent in parents.items()}, Limits())
+                for leaf in leaves]
 
     def _configure(self) -> None:
         memory = str(self.limits.memory_mb << 20)
@@ -241,6 +278,16 @@ class Cgroup:
         for path in self.paths.values():
             with contextlib.suppress(OSError):
                 path.rmdir()
+
+
+def _runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
 
 
 def _safe(name: str) -> str:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from arena.core.errors import ArenaError
 from arena.core.game import Json
 from arena.core.record import GameRecord
+from arena.referee.limits import Cgroup
 from arena.referee.process import exit_when_safe
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
 from arena.tournament.dispatch import Dispatcher, start_cost
@@ -324,6 +325,10 @@ class Pool:
             worker.process.kill()
             worker.process.join(5)
         how, job = exit_text(worker.process.exitcode), worker.job
+        if worker.process.pid is not None:
+            for group in Cgroup.left_by(worker.process.pid):  # what its bots' left, if any
+                group.kill_all()
+                group.remove()
         if job is None or not worker.started:
             self._idle_death(index, how)
             if job is not None:

@@ -1,10 +1,12 @@
 """`Cgroup.kill_all` waits for killed processes to leave, however long their exit waits for a
 time slice: it once gave up after 1,000 rounds of spinning with a process still exiting (14
-workers on 2 cores), and left the cgroup behind."""
+workers on 2 cores), and left the cgroup behind. `Cgroup.sweep` removes what dead runs left."""
 
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -58,3 +60,29 @@ def test_kill_all_says_which_processes_it_could_not_kill(
         group.kill_all()
     assert clock[0] >= limits.KILL_WAIT_S
     assert ["[77] left in cgroup" in r.getMessage() for r in caplog.records] == [True]
+
+
+def test_sweep_removes_the_empty_cgroups_of_processes_gone_and_nothing_else(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a run killed whole (coordinator and workers) left one cgroup per bot start: the
+    # suite alone left forty under /sys/fs/cgroup
+    parents = {c: tmp_path / c for c in limits.V1_CONTROLLERS}
+    monkeypatch.setattr(limits, "_v1_parents", lambda: parents)
+    dead = _finished_pid()
+    leaves = {"dead": f"arena-{dead}-1-bot", "dead_busy": f"arena-{dead}-2-bot",
+              "alive": f"arena-{os.getpid()}-1-bot", "other": "unrelated"}
+    for parent in parents.values():
+        for leaf in leaves.values():
+            (parent / leaf).mkdir(parents=True)
+    # a process still in it: maybe another pid namespace's, so not ours to remove
+    (parents["pids"] / leaves["dead_busy"] / "cgroup.procs").write_text("4242\n")
+    assert Cgroup.sweep() == 1
+    for parent in parents.values():
+        assert sorted(p.name for p in parent.iterdir()) == sorted(
+            leaves[k] for k in ("dead_busy", "alive", "other"))
+
+
+def _finished_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid

@@ -13,6 +13,8 @@ import os
 import random
 import signal
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -23,6 +25,7 @@ from arena.core.game import GameInfo, Json, OptionSpec, Termination, placings_fr
 from arena.core.options import raise_problems, resolve_options
 from arena.core.record import Fault, FaultKind, GameRecord, SeatRecord
 from arena.core.registry import Registry
+from arena.referee.limits import Cgroup, Limits, detect
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
 from arena.tournament.store import GameKey, Store
 
@@ -109,6 +112,23 @@ class DiesOnceReferee(FakeReferee):
         if replay is not None and replay.stem == VICTIM and not marker.exists():
             marker.touch()
             half_a_replay(replay)
+            os._exit(3)
+        return super().play(game, rules, seed, seating, replay)
+
+
+class OrphaningReferee(FakeReferee):
+    """In game VICTIM, the first time, it puts a sleeper of its own into a bot's cgroup
+    (as a bot start does), writes `orphan` (its pid, the sleeper's), and dies: what a worker
+    killed mid-game leaves."""
+
+    def play(self, game: str, rules: Mapping[str, Json], seed: int, seating: Sequence[str],
+             replay: Path | None = None) -> GameRecord:
+        marker = out_of(replay) / "orphan"
+        if replay is not None and replay.stem == VICTIM and not marker.exists():
+            group = Cgroup.create(detect()[0], "orphan", Limits())
+            sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"],
+                                       preexec_fn=group.join)
+            marker.write_text(f"{os.getpid()} {sleeper.pid}")
             os._exit(3)
         return super().play(game, rules, seed, seating, replay)
 

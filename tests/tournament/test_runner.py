@@ -22,6 +22,7 @@ from arena.cli import main
 from arena.core.errors import ArenaError, StoreError
 from arena.core.game import Json
 from arena.core.record import GameRecord
+from arena.referee.limits import Cgroup, Enforcer, detect
 from arena.tournament.config import TournamentConfig, parse_config
 from arena.tournament.runner import Job, Progress, Runner, static_schedule
 from arena.tournament.store import GameKey, Store, StoredGame
@@ -37,6 +38,7 @@ from tests.tournament.fakes import (
     FakeReferee,
     FullDatabaseReferee,
     FullDiskReferee,
+    OrphaningReferee,
     toy_registry,
 )
 
@@ -230,6 +232,27 @@ def test_a_worker_that_dies_is_replaced_and_its_game_played_again(
                         r"worker plays it again from the start \(try 2 of 3\)", warning)
     replay = tmp_path / "out" / "replays" / f"{VICTIM}.jsonl"
     assert json.loads(replay.read_text())["seating"]  # whole again, not the cut-off one
+
+
+def test_a_dead_workers_cgroups_are_emptied_and_removed(tmp_path: Path) -> None:
+    # its bots' sandboxes die with it, but their cgroups stayed, one per bot start: a
+    # season of nightly runs left thousands under /sys/fs/cgroup
+    if detect()[0] is Enforcer.RLIMIT:
+        missing("no cgroup to leave behind here")
+    cfg = config(extra="games_per_pairing: 2\n")
+    runner = Runner(cfg, tmp_path, concurrency=2, referee=OrphaningReferee)
+    runner.run()
+    worker, sleeper = map(int, (tmp_path / "orphan").read_text().split())
+    assert Cgroup.left_by(worker) == []
+    wait_until(lambda: not alive(sleeper), "the sleeper in the dead worker's cgroup killed")
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie waiting for its reaper does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def test_a_game_that_keeps_killing_its_worker_stops_the_run(tmp_path: Path) -> None:
