@@ -34,6 +34,7 @@ from arena.tournament.outputs import (
     crosstable_csv,
     crosstable_rows,
     markdown,
+    standings_caption,
     standings_csv,
     standings_from_store,
     standings_rows,
@@ -357,16 +358,11 @@ def _clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-STANDINGS_CAPTION = ("place: mean placing; F/T/X: faults, timeouts, forfeits\n"
-                     "LOS: likelihood of superiority over the next row")
-"""Two lines: wrapped to the table's width as one, the LOS note broke after "LOS:"."""
-
-
 def render_table(table: Standings, title: str, limit: int | None = None) -> Table:
     """Return the standings as a table that fits 80 columns (long bot names wrap)."""
     header, *rows = standings_rows(table)
     out = fitted_table(title, [(h, "left" if h == "bot" else "right") for h in header],
-                       caption=STANDINGS_CAPTION)
+                       caption=standings_caption(table))
     for cells in rows[:limit]:
         out.add_row(*cells)
     return out

@@ -136,16 +136,44 @@ def markdown(rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
 
 
 def standings_rows(table: Standings) -> list[list[str]]:
-    """The table as text rows (header first), as `arena standings` prints it."""
+    """The table as text rows (header first), as `arena standings` prints it: the columns
+    its ranking rests on included (points per game where the games per bot differ;
+    Buchholz, byes and forfeit wins in a Swiss)."""
     # win% stays in the CSV and JSON: the LOS column took its place within 80 columns
-    out = [["#", "bot", "games", "points", "Elo ±95%", "LOS", "place", "F/T/X"]]
+    extra = _ranking_columns(table)
+    out = [["#", "bot", "games", "points", *extra, "Elo ±95%", "LOS", "place", "F/T/X"]]
     for row in table.rows:
         if row.fit_elo is not None and row.interval is not None:
             elo = f"{row.fit_elo:.0f} ± {row.interval:.0f}"
         else:
             elo = f"{row.elo:.0f}"
-        out.append([str(row.rank), row.bot, str(row.games), f"{row.points:g}", elo,
+        cells = {"pts/game": f"{row.points / row.games:.2f}" if row.games else "-",
+                 "Buch.": f"{row.buchholz:g}", "byes": str(row.byes),
+                 "fw": str(row.forfeit_wins)}
+        out.append([str(row.rank), row.bot + (" (withdrawn)" if row.withdrawn else ""),
+                    str(row.games), f"{row.points:g}", *(cells[c] for c in extra), elo,
                     f"{row.los_next:.0%}" if row.los_next is not None else "-",
                     f"{row.mean_placing:.2f}" if row.mean_placing is not None else "-",
                     f"{row.faults}/{row.timeouts}/{row.forfeits}"])
     return out
+
+
+def _ranking_columns(table: Standings) -> list[str]:
+    if not table.swiss:
+        return ["pts/game"] if len({r.games for r in table.rows}) > 1 else []
+    return ["Buch.", *(["byes"] if any(r.byes for r in table.rows) else []),
+            *(["fw"] if any(r.forfeit_wins for r in table.rows) else [])]
+
+
+def standings_caption(table: Standings) -> str:
+    """What the table's columns mean and how it is ranked (one line each)."""
+    columns = _ranking_columns(table)
+    ranking = ("ranked by points, then Buch. (Buchholz: the points of every opponent met), "
+               "then Sonneborn-Berger" if table.swiss else
+               "ranked by points per game: the bots played different numbers of games"
+               if columns else "")
+    notes = [ranking, "byes: rounds sat out (scored)" if "byes" in columns else "",
+             "fw: paired games an opponent withdrew from, scored as won" if "fw" in columns
+             else "", "place: mean placing; F/T/X: faults, timeouts, forfeits",
+             "LOS: likelihood of superiority over the next row"]
+    return "\n".join(n for n in notes if n)

@@ -214,8 +214,9 @@ class Runner:
             if not changed:
                 raise
             raise StoreError(f"{exc}. What this file changes: {changed} (a run continues "
-                             "only with the file it began with; a Swiss changes who plays "
-                             "with --withdraw and --enter)") from None
+                             "only with the file it began with; who plays changes with "
+                             "--withdraw BOT, in any format, and --enter BOT, in a Swiss)"
+                             ) from None
         try:
             store.lock(waiting=orphans_waited)
             held = len(store.keys())

@@ -71,6 +71,8 @@ class Row:
     forfeit_wins: int = 0
     """Games of a Swiss round paired before an opponent withdrew, never played: scored as
     won against the withdrawn bot (see `compute`), not counted as games."""
+    withdrawn: bool = False
+    """Withdrawn (`--withdraw`): given no more games."""
     buchholz: float = 0.0
     sb: float = 0.0
     """Sonneborn-Berger: over every opponent met, the pairwise result (1 for a better
@@ -103,7 +105,7 @@ class Row:
         return {
             "rank": self.rank, "bot": self.bot, "games": self.games,
             "points": round(self.points, 4), "score": self.score, "byes": self.byes,
-            "forfeit_wins": self.forfeit_wins,
+            "forfeit_wins": self.forfeit_wins, "withdrawn": self.withdrawn,
             "buchholz": round(self.buchholz, 4), "sb": round(self.sb, 4),
             "elo": round(self.elo, 1),
             "fit_elo": None if self.fit_elo is None else round(self.fit_elo, 1),
@@ -128,6 +130,9 @@ class Standings:
     fit: Fit | None
     games: int
     crosstable: Crosstable = field(default_factory=dict)
+    swiss: bool = False
+    """Ranked as a Swiss is (points, Buchholz, Sonneborn-Berger), byes scored; else by
+    points per game."""
 
     @property
     def components(self) -> tuple[tuple[str, ...], ...]:
@@ -174,6 +179,9 @@ def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[R
                     rows[bot].byes += 1
                     rows[bot].points += rule.bye_points(table_size)
         _add_forfeits(rows, ordered, rounds, rule, withdrawn or {})
+    for bot in withdrawn or {}:
+        if bot in rows:
+            rows[bot].withdrawn = True
     for row in rows.values():
         row.elo = elo.rating(row.bot)
         row.buchholz = sum(rows[o].points for o in row.opponents if o in rows)
@@ -192,7 +200,8 @@ def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[R
     if result is not None:
         for row, below in zip(ranked, ranked[1:], strict=False):
             row.los_next = result.los.get(row.bot, {}).get(below.bot)
-    return Standings(tuple(ranked), result, len(ordered), crosstable(ordered))
+    return Standings(tuple(ranked), result, len(ordered), crosstable(ordered),
+                     swiss=swiss_byes)
 
 
 def _add_forfeits(rows: dict[str, Row], games: Sequence[StoredGame],

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.core.errors import ArenaError, StoreError
-from arena.tournament.outputs import standings_from_store
+from arena.tournament.outputs import standings_from_store, standings_rows
 from arena.tournament.runner import Runner
 from arena.tournament.settings import RULES, Settings
 from arena.tournament.store import Store
@@ -176,6 +176,11 @@ def test_a_withdrawal_from_a_paired_round_gives_forfeit_wins(tmp_path: Path) -> 
     assert row.forfeit_wins == 1 and row.games == 3 - row.byes
     assert all(points[b] == before[b] for b in points if b != opponent)
     assert all(r.forfeit_wins == 0 for r in table.rows if r.bot != opponent)
+    # and the table says so: the withdrawn bot marked, the forfeit win in a column
+    text = {r[1]: r for r in standings_rows(table)[1:]}
+    header = standings_rows(table)[0]
+    assert "bot3 (withdrawn)" in text and [r.bot for r in table.rows if r.withdrawn] == ["bot3"]
+    assert text[opponent][header.index("fw")] == "1"
 
 
 def test_a_forfeit_at_a_table_of_four_shares_the_places_above_the_withdrawn() -> None:

@@ -200,3 +200,48 @@ def test_max_bots_has_the_files_bounds_on_the_command_line(runner: CliRunner,
     result = runner.invoke(main, ["run", str(file), "--dry-run", "--max-bots", "100001"])
     assert result.exit_code == 2
     assert "100001 is not in the range 1<=x<=100000" in result.output
+
+
+SWISS = """\
+name: sw
+game: machiavelli
+players_per_game: 2
+format: swiss
+rounds: 3
+bots:
+""" + "".join(f"  - {{name: b{i}, cmd: 'builtin:random'}}\n" for i in range(5))
+GAUNTLET = SMALL.replace("players_per_game: 4", "players_per_game: 2\nformat: gauntlet\n"
+                         "challengers: [b0]")
+
+
+@pytest.mark.parametrize(("text", "columns", "ranking"), [
+    (SWISS, ["Buch.", "byes"], "ranked by points, then Buch. (Buchholz"),
+    (GAUNTLET, ["pts/game"], "ranked by points per game"),
+    (SMALL, [], None)], ids=["swiss", "gauntlet", "round-robin"])
+def test_the_standings_show_what_their_ranking_rests_on(
+        runner: CliRunner, tmp_path: Path, text: str, columns: list[str],
+        ranking: str | None) -> None:
+    # a Swiss ranks by points then Buchholz, a gauntlet by points per game (the field
+    # plays fewer games): neither was shown, and the table's order looked arbitrary
+    file = tmp_path / "t.yaml"
+    file.write_text(text)
+    out = tmp_path / "out"
+    Runner(load_config(file), out, concurrency=1, referee=FakeReferee).run()
+    data = json.loads(runner.invoke(main, ["standings", str(out), "--format", "json"]).output)
+    md = runner.invoke(main, ["standings", str(out), "--format", "md"]).output.splitlines()
+    header = [c.strip() for c in md[0].strip("|").split("|")]
+    assert header == ["#", "bot", "games", "points", *columns, "Elo ±95%", "LOS", "place",
+                      "F/T/X"]
+    for line, row in zip(md[2:], data["standings"], strict=True):
+        cells = dict(zip(header, (c.strip() for c in line.strip("|").split("|")),
+                         strict=True))
+        assert cells["bot"] == row["bot"]
+        if "Buch." in cells:
+            assert float(cells["Buch."]) == row["buchholz"]
+            assert int(cells["byes"]) == row["byes"]
+        if "pts/game" in cells:
+            assert cells["pts/game"] == f"{row['points'] / row['games']:.2f}"
+    plain = [s.strip() for s in runner.invoke(main, ["standings", str(out)]).output
+             .splitlines()]
+    assert any(line.startswith(ranking) for line in plain) if ranking else \
+        not any(line.startswith("ranked by") for line in plain)
