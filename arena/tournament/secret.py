@@ -37,15 +37,15 @@ def game_seed(seed: int, salt: str | None, key: GameKey) -> int:
     return derive_seed(seed, "salt", salt, key.round, key.table, key.repeat)
 
 
-def read_salt(out: Path) -> str:
+def read_salt(out: Path, private: bool = True) -> str:
     """Return the salt of the run in `out`.
 
     Raises:
-        StoreError: the file is missing, malformed, or readable by someone else (one line).
+        StoreError: the file is missing, malformed, or (`private`) readable by someone else
+            (one line).
     """
     path = out / SALT_NAME
     try:
-        info = path.stat()
         text = path.read_text(encoding="ascii").strip()
     except FileNotFoundError:
         raise StoreError(f"{path} is missing: this run's game seeds cannot be derived "
@@ -56,10 +56,22 @@ def read_salt(out: Path) -> str:
     if not _SALT.fullmatch(text):
         raise StoreError(f"{path} is malformed (64 lowercase hex digits expected): restore "
                          "it from a backup, or start a new run in another --out")
-    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO) or info.st_uid != os.getuid():
-        raise StoreError(f"{path} must belong to you and be readable by you alone "
-                         f"(mode {stat.S_IMODE(info.st_mode):04o}): chmod 600 it")
+    if private and (problem := salt_exposed(out)):
+        raise StoreError(problem)
     return text
+
+
+def salt_exposed(out: Path) -> str | None:
+    """Say why the salt in `out` is not private to this user (None: it is, or is absent)."""
+    path = out / SALT_NAME
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO) or info.st_uid != os.getuid():
+        return (f"{path} must belong to you and be readable by you alone "
+                f"(mode {stat.S_IMODE(info.st_mode):04o}): chmod 600 it")
+    return None
 
 
 def ensure_salt(out: Path) -> str:

@@ -32,7 +32,7 @@ from arena.tournament.compare import FORMAT as COMPARE
 from arena.tournament.compare import deal_seed
 from arena.tournament.outputs import results_json, standings_csv
 from arena.tournament.pairing import RoundPlan
-from arena.tournament.secret import game_seed, read_salt
+from arena.tournament.secret import game_seed, read_salt, salt_exposed
 from arena.tournament.settings import RULES, Settings
 from arena.tournament.standings import Standings
 from arena.tournament.store import LADDER_NAME, PUBLIC, GameRow, Store, StoredGame
@@ -194,7 +194,10 @@ def _load(directory: Path, report: Report) -> _Run:
                             "tournament seed alone")
     elif rows:
         try:
-            salt = read_salt(directory)
+            # seeds are checked whoever can read the salt: its mode is a note, not a result
+            salt = read_salt(directory, private=False)
+            if exposed := salt_exposed(directory):
+                report.notes.append(f"secret.salt: {exposed}")
         except StoreError as exc:
             report.mismatches.append(f"secret.salt: {exc} (game seeds not checked)")
             known = False

@@ -200,6 +200,20 @@ def test_game_seeds_are_checked_against_the_secret_salt(runner: CliRunner, run: 
     assert line.startswith(f"secret.salt: {run / SALT_NAME} is missing")
 
 
+def test_a_salt_others_can_read_is_a_note_and_its_seeds_are_still_checked(
+        runner: CliRunner, run: Path) -> None:
+    # "1 mismatch(es)" and no seed checked, for a salt copied with mode 0644: the games
+    # were right, and the mode is what a resume refuses, not a result
+    (run / SALT_NAME).chmod(0o644)
+    result = verify(runner, run)
+    assert result.exit_code == 0, result.output
+    assert "no mismatch" in result.stdout
+    assert result.stderr == (f"note: secret.salt: {run / SALT_NAME} must belong to you and "
+                             "be readable by you alone (mode 0644): chmod 600 it\n")
+    (run / SALT_NAME).write_text("0" * 64 + "\n")  # and the seeds were checked with it
+    failed_with(verify(runner, run), run, GAMES)
+
+
 def test_a_link_in_place_of_a_replay_is_never_followed(runner: CliRunner, run: Path) -> None:
     key = first_key(run)
     path = run / "replays" / f"{key}.jsonl"
