@@ -137,7 +137,7 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
         config = replace(config, pin_workers=True)
     if (note := isolation_warning(config)) is not None:
         err_console.print(f"[bold yellow]{note}[/]")
-    if config.sandbox.mode is SandboxMode.BWRAP:  # a competition: say it before it starts
+    elif config.sandbox.mode is not SandboxMode.NONE:  # sandboxed (auto too): say it first
         for line in shared_folders(config.bots):
             err_console.print(f"warning: {line}", highlight=False, markup=False)
     view = _LiveView() if live_view_wanted() else None

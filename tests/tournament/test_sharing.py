@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -50,17 +51,24 @@ def test_dry_run_says_so(tmp_path: Path) -> None:
     assert "note: bots 'alice', 'bob' are given the same folder " in result.output
 
 
-def test_a_competition_is_warned_before_it_starts(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("sandbox", "warned"), [
+    ("sandbox: bwrap\n", True), ("", True), ("sandbox: none\n", False)],
+    ids=["bwrap", "auto", "none"])
+def test_a_sandboxed_run_is_warned_before_it_starts(tmp_path: Path, sandbox: str,
+                                                   warned: bool) -> None:
+    # with `auto` (the default) the bots were sandboxed as with `bwrap` and shared the
+    # folder all the same, without a word (found by a red-team audit)
     need_bwrap()
     random_bot = (ROOT / "sample_bots" / "python" / "random_bot.py").read_text()
     (tmp_path / "bots").mkdir()
     for name in ("alice", "bob"):
         (tmp_path / "bots" / f"{name}.py").write_text(random_bot)
     file = tmp_path / "t.yaml"
-    file.write_text("name: t\ngame: machiavelli\nplayers_per_game: 2\nsandbox: bwrap\n"
+    file.write_text(f"name: t\ngame: machiavelli\nplayers_per_game: 2\n{sandbox}"
                     "games_per_pairing: 1\nbots:\n"
                     "  - {name: alice, cmd: 'python bots/alice.py'}\n"
                     "  - {name: bob, cmd: 'python bots/bob.py'}\n")
     result = CliRunner().invoke(main, ["run", str(file), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    assert "warning: bots 'alice', 'bob' are given the same folder " in result.output
+    said = "warning: bots 'alice', 'bob' are given the same folder " in result.output
+    assert said is warned, result.output
