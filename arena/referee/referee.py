@@ -327,6 +327,8 @@ class Referee:
                 bot.failure += f" ({NO_CWD_NOTE})"
             log.error("%s: %s; it forfeits its games%s", bot.spec.name, bot.failure,
                       log_tail(logfile))
+            if bot.process is not None:  # its author reads its log, not the referee's
+                bot.process.note(f"{bot.failure}: stopped; it forfeits its games")
             bot.failed = ForfeitReason.NO_CONNECT
         self._stop([b for b in failed if b.process is not None], "no handshake")
 

@@ -20,12 +20,13 @@ MISBEHAVE = str(HERE / "bots" / "misbehave.py")
 TIME = TimeControl(move_ms=2000, startup_ms=20_000)
 
 
-def play(cmd: tuple[str, ...], tmp_path: Path) -> tuple[GameRecord, list[dict[str, object]]]:
+def play(cmd: tuple[str, ...], tmp_path: Path,
+         time: TimeControl = TIME) -> tuple[GameRecord, list[dict[str, object]]]:
     bots = [BotSpec("bad", cmd, env={"PIDFILE": str(tmp_path / "pids")}),
             BotSpec("other", ("builtin:random",))]
     replay = tmp_path / "game.jsonl"
     # unsandboxed: the misbehaving bot writes its pid outside, which a sandbox forbids
-    with Referee(bots, TIME, FaultPolicy(), tmp_path,
+    with Referee(bots, time, FaultPolicy(), tmp_path,
                  sandbox=SandboxPolicy(SandboxMode.NONE)) as referee:
         record = referee.play("machiavelli", {}, 1, ["bad", "other"], replay)
     lines = [json.loads(line) for line in replay.read_text().splitlines()]
@@ -49,6 +50,15 @@ def test_an_exit_before_the_hello_gives_its_status_and_last_lines(
     bad = (tmp_path / "logs" / "bad.log").read_text()
     assert "game game starts" not in bad  # it never had a game
     assert "exited with status 3" in caplog.text
+
+
+def test_a_bot_that_never_says_hello_finds_why_in_its_own_log(tmp_path: Path) -> None:
+    # its log was empty: its author, who reads that file, saw no trace of the referee
+    record, _ = play((sys.executable, MISBEHAVE, "never"), tmp_path,
+                     TimeControl(move_ms=2000, startup_ms=300))
+    assert record.details["forfeits"]["0"] == "no_connect: no valid hello within 300 ms"
+    bad = (tmp_path / "logs" / "bad.log").read_text()
+    assert bad.endswith("] no valid hello within 300 ms: stopped; it forfeits its games\n")
 
 
 def test_a_bot_refused_for_its_token_is_told_so_not_that_it_never_said_hello(
