@@ -82,6 +82,9 @@ class Gate:
         with self._lock:
             self._paths[domain] = path
         self._control.send_multipart([domain, endpoint.encode()])
+        while not self._control.poll(1000):  # a polling step: the gate's answer decides
+            if not self._thread.is_alive():
+                raise RuntimeError(f"the connection gate stopped: {self._failure!r}")
         self._control.recv()
 
     def limit(self, domain: bytes, connections: int | None) -> None:
@@ -147,6 +150,9 @@ class Gate:
             self._loop(zap, control, sockets)
         except zmq.ContextTerminated:
             pass
+        except Exception as exc:  # said by `watch`: a referee must not wait on a dead gate
+            self._failure = exc
+            raise
         finally:
             for socket in sockets:
                 socket.close(linger=0)
