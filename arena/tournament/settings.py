@@ -70,9 +70,14 @@ class Settings:
     @classmethod
     def of(cls, config: TournamentConfig) -> Settings:
         """Return the settings of a tournament file."""
+        # a gauntlet's challengers: which bots played the field, for a reader of the run
+        extra: dict[str, Json] = {"challengers": list(config.challengers)} \
+            if config.format is Format.GAUNTLET else {}
         return cls(config.name, config.game, config.format.value,
                    tuple(b.name for b in config.bots), config.points, config.bye_points,
-                   config.table.size, config.seed, config.rounds, rating=config.rating)
+                   config.table.size, config.seed,
+                   config.rounds if config.format is not Format.GAUNTLET else None,
+                   rating=config.rating, extra=extra)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any],

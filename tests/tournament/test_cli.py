@@ -245,3 +245,13 @@ def test_the_standings_show_what_their_ranking_rests_on(
              .splitlines()]
     assert any(line.startswith(ranking) for line in plain) if ranking else \
         not any(line.startswith("ranked by") for line in plain)
+
+
+def test_a_gauntlets_results_name_its_challengers(tmp_path: Path) -> None:
+    # results.json said `rounds: 7` (ignored by a gauntlet) and not who the challengers were
+    file = tmp_path / "t.yaml"
+    file.write_text(GAUNTLET.replace("format: gauntlet", "format: gauntlet\nrounds: 7"))
+    out = tmp_path / "out"
+    Runner(load_config(file), out, concurrency=1, referee=FakeReferee).run()
+    settings = json.loads((out / "results.json").read_text())["tournament"]
+    assert settings["challengers"] == ["b0"] and settings["rounds"] is None
