@@ -4,16 +4,22 @@ The sandbox hides every other bot's own directories from a bot (docs/security.md
 those that are its own too: two bots whose programs sit in one folder (`python
 bots/alice.py` and `python bots/bob.py`) each get that folder, so each can read the other's
 program and data. That is a layout, not an attack, so it is said, not refused: at the start
-of a competition (`sandbox: bwrap`) and by `arena run --dry-run`.
+of every sandboxed run (`bwrap`, or `auto` where bubblewrap works) and by `arena run
+--dry-run`. arena's own sample bots share their folder by design and are not named: their
+files are public, and `make demo` would open with a warning.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from arena.referee.sandbox import own_dirs
 from arena.referee.spec import BotSpec
 from arena.referee.stdio_bridge import bridge_argv
+
+SAMPLES = str(Path(__file__).resolve().parents[2] / "sample_bots")
+"""arena's sample bots, one folder per language (in a checkout of arena)."""
 
 
 def shared_folders(bots: Sequence[BotSpec]) -> list[str]:
@@ -25,6 +31,8 @@ def shared_folders(bots: Sequence[BotSpec]) -> list[str]:
     programs = {d for b in process for d in (own[b.name][1:] if b.cwd else own[b.name])}
     lines = []
     for folder in sorted(programs):
+        if Path(folder).parent == Path(SAMPLES):
+            continue
         given = [b for b in process if folder in own[b.name]]
         if len({(b.cmd, b.cwd) for b in given}) > 1:
             names = ", ".join(repr(b.name) for b in given)

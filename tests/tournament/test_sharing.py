@@ -72,3 +72,11 @@ def test_a_sandboxed_run_is_warned_before_it_starts(tmp_path: Path, sandbox: str
     assert result.exit_code == 0, result.output
     said = "warning: bots 'alice', 'bob' are given the same folder " in result.output
     assert said is warned, result.output
+
+
+def test_arenas_own_sample_bots_are_not_named() -> None:
+    # `make demo` runs the Python samples from their one folder: no warning for public files
+    samples = ROOT / "sample_bots" / "python"
+    bots = [BotSpec("r", (sys.executable, str(samples / "random_bot.py"))),
+            BotSpec("g", (sys.executable, str(samples / "greedy_bot.py")))]
+    assert shared_folders(bots) == []
