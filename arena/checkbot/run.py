@@ -36,6 +36,7 @@ from arena.checkbot.diagnose import end_hint, hello_problem, log_tail
 from arena.checkbot.observer import Observer
 from arena.core.errors import ConfigError
 from arena.core.record import FaultKind, ForfeitReason, GameRecord
+from arena.core.words import count_of, plural
 from arena.protocol.codec import encode
 from arena.protocol.messages import (
     MAX_MESSAGE_BYTES,
@@ -233,29 +234,33 @@ class _Run:
                    f.detail.endswith("at `$.id`")]
         invalid = [f for f in faults if f.kind is not FaultKind.TIMEOUT and f not in bad_ids]
         decisions = sum(r.decisions for r in self.records)
-        late = f"; {len(observer.late)} answer(s) came after the deadline and were " \
-               "dropped" if observer.late else ""
+        late = f"; {count_of(len(observer.late), 'answer')} came after the deadline and " \
+               f"{plural('was', len(observer.late))} dropped" if observer.late else ""
         if timeouts and len(timeouts) <= len(observer.wrong_for):
-            self._skip(CheckId.IN_TIME, f"not judged: {len(timeouts)} timeout(s), each after "
+            self._skip(CheckId.IN_TIME, f"not judged: {count_of(len(timeouts), 'timeout')}, each "
+                                        "after "
                                         "an answer with a wrong id that the referee dropped")
         elif timeouts:
-            self._fail(CheckId.IN_TIME, timeouts[0].detail + f" ({len(timeouts)} timeout(s)"
-                                                             f"{late})")
+            self._fail(CheckId.IN_TIME, timeouts[0].detail
+                       + f" ({count_of(len(timeouts), 'timeout')}{late})")
         else:
             self._pass(CheckId.IN_TIME, f"slowest answer {observer.slowest_ms:.1f} ms "
                                         f"(limit {self.options.time.move_ms} ms)")
         if observer.wrong_ids:
             twice = all("(already answered)" in wrong for wrong in observer.wrong_ids)
-            self._fail(CheckId.ECHOES_IDS, observer.wrong_ids[0] +
-                       f" ({len(observer.wrong_ids)} wrong id(s))", TWICE_HINT if twice else "")
+            self._fail(CheckId.ECHOES_IDS, observer.wrong_ids[0]
+                       + f" ({count_of(len(observer.wrong_ids), 'wrong id')})",
+                       TWICE_HINT if twice else "")
         elif bad_ids:
-            self._fail(CheckId.ECHOES_IDS, f"{_fault_text(bad_ids)} ({len(bad_ids)} action(s)"
-                                           " with such an id)", ID_TYPE_HINT)
+            self._fail(CheckId.ECHOES_IDS, f"{_fault_text(bad_ids)} "
+                                           f"({count_of(len(bad_ids), 'action')} with such "
+                                           "an id)", ID_TYPE_HINT)
         else:
             self._pass(CheckId.ECHOES_IDS, f"{len(observer.answered)} of its "
                                            f"{observer.requests} requests answered by id")
         if invalid:
-            self._fail(CheckId.VALID_ACTIONS, f"{_fault_text(invalid)} ({len(invalid)} fault(s))",
+            self._fail(CheckId.VALID_ACTIONS, f"{_fault_text(invalid)} "
+                                              f"({count_of(len(invalid), 'fault')})",
                        self._framing_hint(invalid[0].kind))
         else:
             other = " other" if bad_ids else ""

@@ -25,6 +25,7 @@ from arena.cli.run import report_hook, write_report
 from arena.cli.ui import console, err_console, fitted_table, progress_echo, unless_stdout_gone
 from arena.core.errors import ConfigError
 from arena.core.record import ForfeitReason
+from arena.core.words import count_of, plural
 from arena.ladder import members, read
 from arena.ladder.config import expand_cmd, require_ladder
 from arena.ladder.run import Budget, LadderBusy, LadderRun, ladder_lock
@@ -151,7 +152,7 @@ def list_(directory: Path, all_versions: bool, fmt: str) -> None:
     if fmt == "csv":
         click.echo(_csv(rows, LIST_COLUMNS), nl=False)
         return
-    table = fitted_table(f"{directory}: {len(listed)} version(s)",
+    table = fitted_table(f"{directory}: {count_of(len(listed), 'version')}",
                          [("bot", "left"), ("version", "left"), ("status", "left"),
                           ("added", "left"), ("replaces", "left"), ("command", "left")])
     for v in listed:
@@ -206,7 +207,8 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
         click.echo(str(exc), err=True)
         sys.exit(BUSY)
     except KeyboardInterrupt:
-        click.echo(f"interrupted: {lines.done} game(s) of this run are stored; the next run "
+        click.echo(f"interrupted: {count_of(lines.done, 'game')} of this run "
+                   f"{plural('is', lines.done)} stored; the next run "
                    "finishes the round it left" if locked else
                    "interrupted while waiting for the other run: this one played nothing",
                    err=True)
@@ -216,16 +218,23 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
     for bot, why in sorted(lines.absent.items()):
         if bot not in lines.present:  # it took a share of the night's games and played none
             err_console.print(f"warning: {bot} never connected in this run: its "
-                              f"{lines.seated[bot]} game(s) were forfeits ({why}); see "
+                              f"{_forfeited(lines.seated[bot])} ({why}); see "
                               f"{directory / 'logs' / (bot + '.log')}", highlight=False,
                               markup=False)
     resumed = f" ({result.resumed} finishing a stopped run's round)" if result.resumed else ""
     with unless_stdout_gone():  # the report is still to come
-        console.print(f"run {result.run}: {result.played} game(s) played{resumed}; "
+        console.print(f"run {result.run}: {count_of(result.played, 'game')} played{resumed}; "
                       f"{result.stored} in the ladder")
         print_standings(directory, "table", all_versions=False, limit=10)
     if not no_report:
         write_report(directory)
+
+
+def _forfeited(games: int) -> str:
+    """`its 1 game was a forfeit`, `its 3 games were forfeits`: what a bot that never
+    connected lost."""
+    lost = "was a forfeit" if games == 1 else "were forfeits"
+    return f"{count_of(games, 'game')} {lost}"
 
 
 class _Lines:
@@ -302,7 +311,8 @@ def print_standings(directory: Path, fmt: str, all_versions: bool,
             click.echo(markdown([header, *text], [h not in ("bot", "last game")
                                                   for h in header]), nl=False)
             return
-        out = fitted_table(f"{directory}: {table.games} games, {table.runs} run(s)",
+        out = fitted_table(f"{directory}: {count_of(table.games, 'game')}, "
+                           f"{count_of(table.runs, 'run')}",
                            [(h, "left" if h in ("bot", "last game") else "right")
                             for h in header],
                            caption="bot@version; place: mean placing; F/T/X: faults, "

@@ -27,6 +27,7 @@ from arena.cli.options import (
 from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ArenaError
 from arena.core.record import GameRecord
+from arena.core.words import count_of
 from arena.games import REGISTRY
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
 from arena.referee.replay import Step, read_replay
@@ -183,7 +184,8 @@ def replay(file: Path, seat: int | None, check: bool, as_json: bool) -> None:
     if check:
         problems = check_replay(recorded, REGISTRY)
         if problems:
-            raise ArenaError(f"{file}: {len(problems)} mismatch(es):\n" + "\n".join(problems))
+            raise ArenaError(f"{file}: {count_of(len(problems), 'mismatch')}:\n"
+                             + "\n".join(problems))
         console.print(f"{file}: {len(recorded.steps)} decisions re-simulated, no mismatch",
                       highlight=False)
         return

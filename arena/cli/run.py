@@ -27,6 +27,7 @@ from arena.cli.ui import (
     unless_stdout_gone,
 )
 from arena.core.errors import ArenaError
+from arena.core.words import count_of
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.tournament.config import MAX_CONCURRENCY, load_config, preflight
 from arena.tournament.isolation import MAX_BOTS
@@ -167,7 +168,7 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
                          f"{where}") from None
     with unless_stdout_gone():  # the report is still to come
         console.print(render_table(table, f"{config.name}: final standings "
-                                          f"({table.games} games)"))
+                                          f"({count_of(table.games, 'game')})"))
     for warning in table.warnings():
         err_console.print(f"[yellow]warning: {warning}[/]")
     with unless_stdout_gone():
@@ -234,10 +235,11 @@ def _dry_run(config: object) -> None:
         sizes, byes = table_sizes(len(config.bots), config.table.size, config.table.smallest)
         per_round = len(sizes)
         console.print(f"tables a round: {', '.join(map(str, sizes))} seats; byes: {byes}")
-        console.print(f"{config.name}: swiss, {config.rounds} rounds; each round is paired "
-                      f"from the standings after the previous one "
-                      f"(about {per_round * config.games_per_pairing} games a round, "
-                      f"{(config.rounds or 1) * per_round * config.games_per_pairing} in all)")
+        a_round = per_round * config.games_per_pairing
+        rounds = config.rounds or 1
+        console.print(f"{config.name}: swiss, {count_of(rounds, 'round')}; each round is "
+                      f"paired from the standings after the previous one (about "
+                      f"{count_of(a_round, 'game')} a round, {rounds * a_round} in all)")
         return
     total = 0
     for plan in plans:
@@ -249,7 +251,8 @@ def _dry_run(config: object) -> None:
             console.print(f"  table {job.key.table} game {job.key.repeat}: "
                           f"{' | '.join(job.seating)}")
     console.print("game seeds: secret, from the seed and a salt drawn when the run starts")
-    console.print(f"{config.name}: {config.format.value}, {len(plans)} rounds, {total} games")
+    console.print(f"{config.name}: {config.format.value}, {count_of(len(plans), 'round')}, "
+                  f"{count_of(total, 'game')}")
 
 
 class _LiveView:
@@ -305,7 +308,8 @@ class _LiveView:
         info = (f"running: {running}\nfaults: {s.faults}  timeouts: {s.timeouts}  "
                 f"forfeits: {s.forfeits}  bot processes: {s.bots_alive}"
                 + (f"  bot bundles sent: {len(s.bundles)}" if s.bundles else "")
-                + (f"  (resumed with {s.resumed} games stored)" if s.resumed else ""))
+                + (f"  (resumed with {count_of(s.resumed, 'game')} stored)" if s.resumed
+                   else ""))
         parts: list[object] = [self.bar, info]
         if self.table is not None:
             parts.append(render_table(self.table, "live top of the table", LIVE_TOP))
@@ -323,7 +327,7 @@ class _ProgressLines:
     def update(self, state: RunProgress) -> None:
         if self.seen < 0:
             stored = f", {state.resumed} already stored" if state.resumed else ""
-            progress_echo(f"{state.total} games to play{stored}")
+            progress_echo(f"{count_of(state.total, 'game')} to play{stored}")
             self.shown = state.done
         if state.done == self.seen or state.last is None:
             self.seen = state.done
@@ -409,4 +413,4 @@ def standings(directory: Path, fmt: str, crosstable: bool) -> None:
         console.print(render_crosstable(table))
     else:
         console.print(render_table(table, f"{settings.get('name', directory)}: "
-                                          f"{table.games} games"))
+                                          f"{count_of(table.games, 'game')}"))

@@ -21,6 +21,7 @@ import yaml
 
 from arena.core.errors import ConfigError
 from arena.core.game import Json
+from arena.core.words import count_of
 from arena.referee.spec import BotSpec
 from arena.tournament.config import (
     FileKind,
@@ -143,7 +144,8 @@ def parse_ladder(text: str, source: str = "<string>", base: Path | None = None) 
         doc = None
     own = _ladder_keys(doc, source, problems) if isinstance(doc, LineDict) else None
     if problems or config is None or own is None:
-        raise ConfigError(f"{len(problems)} problem(s) in ladder file {source}:", problems)
+        raise ConfigError(f"{count_of(len(problems), 'problem')} in ladder file {source}:",
+                          problems)
     return LadderConfig(config, *own)
 
 

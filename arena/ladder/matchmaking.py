@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from arena.core.errors import ConfigError
 from arena.core.rng import derive_seed
+from arena.core.words import count_of
 
 EXACT_SEATS = 6
 """Up to this many seats the seating is the best of every permutation (720 at 6)."""
@@ -56,7 +57,8 @@ def plan_round(entrants: Sequence[Entrant], tables: int, size: int, explore: flo
         ConfigError: fewer active entries than seats at a table.
     """
     if len(entrants) < size:
-        raise ConfigError(f"the ladder has {len(entrants)} active bot(s); a table needs "
+        raise ConfigError(f"the ladder has {count_of(len(entrants), 'active bot')}; a table "
+                          f"needs "
                           f"{size}: add bots with `arena ladder add`")
     ordered = sorted(entrants, key=lambda e: e.entry)
     planned: Counter[str] = Counter()

@@ -32,6 +32,7 @@ from typing import IO
 
 from arena.core.errors import ArenaError, ConfigError, StoreError
 from arena.core.record import GameRecord
+from arena.core.words import count_of
 from arena.ladder import rating
 from arena.ladder.config import LadderConfig, check_fixed, expand_cmd, load_ladder, played
 from arena.ladder.matchmaking import Entrant, plan_round
@@ -205,7 +206,8 @@ class LadderRun:
         if len(versions) < self.config.seats:
             for line in skipped:  # first, so that the error is the last line (tail -1)
                 log.warning("%s", line)
-            raise ConfigError(f"{len(versions)} active bot(s) can play in {self.directory}; a "
+            raise ConfigError(f"{count_of(len(versions), 'active bot')} can play in "
+                              f"{self.directory}; a "
                               f"table needs {self.config.seats}: add bots with `arena ladder "
                               "add`" + (" or fix those above" if skipped else ""))
         tournament = self.config.tournament([_spec(v) for v in versions], self.directory,

@@ -20,6 +20,7 @@ from arena.core.errors import GameError, MalformedAction
 from arena.core.game import Decision, Event, Game, Json, Outcome, Termination, with_forfeits
 from arena.core.record import Fault, FaultKind, ForfeitReason, GameRecord, SeatRecord
 from arena.core.rng import SEED_BITS, derive_seed, new_rng
+from arena.core.words import count_of
 from arena.protocol.codec import WireError, decode_bot, encode
 from arena.protocol.messages import (
     BOT_SEED_BITS,
@@ -260,7 +261,8 @@ class _Match:
             # sent between its turns: seen here, or its frames' memory would go unnoticed
             self._intruder(seat, stranger)
         if refused := self.transport.refused(seat.player.peer):
-            self._over_connections(seat, f"{refused} more connection(s) to its endpoint, "
+            self._over_connections(seat, f"{count_of(refused, 'more connection')} to its "
+                                         "endpoint, "
                                          "refused")
         sent = self.clock()  # after encoding: a bot is charged for the round trip only
         if not self.transport.send(seat.player.peer, frame):
@@ -310,7 +312,8 @@ class _Match:
         return None
 
     def _unsolicited(self, seat: _Seat, count: int, request_id: int) -> None:
-        log.info("%s: dropped %d message(s) sent while not asked", seat.player.name, count)
+        log.info("%s: dropped %s sent while not asked", seat.player.name,
+                 count_of(count, "message"))
         before = seat.unsolicited // FLOOD_LIMIT
         seat.unsolicited += count
         if seat.unsolicited // FLOOD_LIMIT > before and seat.forfeit is None:

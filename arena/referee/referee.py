@@ -28,6 +28,7 @@ from arena.core.errors import ConfigError
 from arena.core.game import Json
 from arena.core.record import ForfeitReason, GameRecord
 from arena.core.registry import Registry
+from arena.core.words import count_of, plural
 from arena.games import REGISTRY
 from arena.protocol.codec import WireError, decode_bot, encode
 from arena.protocol.messages import (
@@ -256,7 +257,8 @@ class Referee:
     def _check_seating(self, seating: Sequence[str]) -> None:
         unknown = [n for n in seating if n not in self._bots]
         if unknown:
-            raise ConfigError(f"unknown bot(s) {', '.join(map(repr, unknown))}; "
+            raise ConfigError(f"unknown {plural('bot', len(unknown))} "
+                              f"{', '.join(map(repr, unknown))}; "
                               f"known: {', '.join(self._bots)}")
         repeated = sorted({n for n in seating if list(seating).count(n) > 1})
         if repeated:
@@ -470,8 +472,8 @@ class Referee:
         over = []
         for token, bot in list(pending.items()):
             if bot.channel is not None and (n := self._zmq().refused_on(bot.channel.number)):
-                bot.failure = (f"connections: opened {n} more connection(s) to its endpoint "
-                               f"before its hello, refused (limit {CONNECTIONS})")
+                bot.failure = (f"connections: opened {count_of(n, 'more connection')} to its "
+                               f"endpoint before its hello, refused (limit {CONNECTIONS})")
                 self._alarm(bot.spec.name, "intruder", bot.failure)
                 over.append(pending.pop(token))
         return over

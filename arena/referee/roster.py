@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.core.record import ForfeitReason
+from arena.core.words import count_of
 from arena.referee.players import BUILTINS
 from arena.referee.process import BotProcess
 from arena.referee.spec import BotSpec
@@ -127,7 +128,8 @@ class AlarmBook:
 
     def take(self) -> list[Alarm]:
         """The alarms since the last call, with one per bot saying how many were not kept."""
-        fresh = self._fresh + [Alarm(bot, kind, f"{count} more alarm(s) of this bot, not kept")
+        fresh = self._fresh + [Alarm(bot, kind, f"{count_of(count, 'more alarm')} of this bot, "
+                                                "not kept")
                                for bot, (kind, count) in self._more.items()]
         self._fresh, self._kept, self._more = [], {}, {}
         return fresh

@@ -22,6 +22,7 @@ from pathlib import Path
 from arena.core.errors import ArenaError, ConfigError, StoreError
 from arena.core.game import Json
 from arena.core.record import GameRecord
+from arena.core.words import count_of
 from arena.tournament.compare import (
     BASE_GAME,
     CANDIDATE_GAME,
@@ -176,7 +177,7 @@ class CompareRun:
             if store.meta(SCORED) is None:
                 store.set_meta(SCORED, self.setup.scored())
             if held and not self.resume:
-                raise StoreError(f"{self.out} already holds {held} game(s) of this "
+                raise StoreError(f"{self.out} already holds {count_of(held, 'game')} of this "
                                  "comparison: add --resume to continue it, or pick another "
                                  "--out")
             store.set_meta("settings", self.setup.settings())

@@ -27,6 +27,7 @@ from arena.core.errors import ConfigError
 from arena.core.game import Json
 from arena.core.options import suggest
 from arena.core.registry import Registry
+from arena.core.words import count_of
 from arena.referee.players import BUILTINS
 from arena.referee.sandbox import SandboxPolicy
 from arena.referee.spec import BotSpec, FaultPolicy, Restart, TimeControl
@@ -199,7 +200,8 @@ class _Problems:
     def raise_if_any(self) -> None:
         if self.items:
             lines = [f"{self.source}:{line}: {msg}" for line, msg in sorted(self.items)]
-            raise ConfigError(f"{len(lines)} problem(s) in {self.what} {self.source}:",
+            raise ConfigError(f"{count_of(len(lines), 'problem')} in {self.what} "
+                              f"{self.source}:",
                               lines)
 
 
@@ -457,7 +459,8 @@ class _Builder:
         if any(a < b for a, b in zip(value, value[1:], strict=False)):
             self.p.add(self.doc.line_of("points"), "'points' must not increase with placing")
         if len(value) < seats:
-            self.p.add(self.doc.line_of("points"), f"'points' gives {len(value)} place(s); "
+            self.p.add(self.doc.line_of("points"), f"'points' gives "
+                       f"{count_of(len(value), 'place')}; "
                        f"tables of {seats} need {seats} (write 0 for those that score nothing)")
         return tuple(float(v) for v in value)
 
@@ -519,7 +522,8 @@ class _Builder:
             self.p.add(line, f"'players_per_game' {value!r}: this game seats {low} to {high}")
             return TableSize(low, low)
         if bot_count and bot_count < smallest:
-            self.p.add(line, f"{bot_count} bot(s) cannot fill a table: 'players_per_game' "
+            self.p.add(line, f"{count_of(bot_count, 'bot')} cannot fill a table: "
+                       f"'players_per_game' "
                        f"{value!r} needs at least {smallest}"
                        + (" (a table may be a seat short)" if smallest < size else ""))
         return TableSize(size, smallest)

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from arena.core.errors import ArenaError, StoreError
 from arena.core.game import Json
 from arena.core.record import GameRecord
+from arena.core.words import count_of
 from arena.referee.spec import LOOPBACK_TCP, BotSpec, FaultPolicy, TimeControl
 from arena.tournament import changes
 from arena.tournament.config import TournamentConfig, preflight
@@ -223,7 +224,7 @@ class Runner:
             if store.meta(SCORED) is None and self.config.scored is not None:
                 store.set_meta(SCORED, dict(self.config.scored))
             if held and not self.resume:
-                raise StoreError(f"{self.out} already holds {held} game(s) of this "
+                raise StoreError(f"{self.out} already holds {count_of(held, 'game')} of this "
                                  "tournament: add --resume to continue it, or pick another --out")
             self.settings = changes.apply(self.config, store, self.withdraw, self.enter)
             store.set_meta("settings", self.settings.to_json())

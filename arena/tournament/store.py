@@ -25,6 +25,7 @@ from typing import IO, Any
 from arena.core.errors import StoreError
 from arena.core.game import Json
 from arena.core.record import GameRecord, SeatRecord
+from arena.core.words import count_of, plural
 from arena.tournament.pairing import RoundPlan
 
 SCHEMA_VERSION = "2"
@@ -184,8 +185,10 @@ class Store:
             self._create(fingerprint, name)
             tables |= TABLES
         if TABLES - tables:
-            raise StoreError(f"{self.path} is damaged: its table(s) "
-                             f"{', '.join(sorted(TABLES - tables))} are gone; {self._kept}")
+            raise StoreError(f"{self.path} is damaged: its "
+                             f"{plural('table', len(TABLES - tables))} "
+                             f"{', '.join(sorted(TABLES - tables))} "
+                             f"{plural('is', len(TABLES - tables))} gone; {self._kept}")
         stored = self.meta("fingerprint")
         if fingerprint is not None and stored != fingerprint:
             raise OtherRun(
@@ -255,7 +258,7 @@ class Store:
                 raise _explain(self.path, exc, self.advice) from exc
             found = [_one_line(exc)]  # ... or a page it could not even read
         if found != ["ok"]:
-            more = f"; {len(found) - 1} more problem(s)" if len(found) > 1 else ""
+            more = f"; {count_of(len(found) - 1, 'more problem')}" if len(found) > 1 else ""
             raise StoreError(f"{self.path} is damaged ({found[0] if found else 'no answer'}"
                              f"{more}); {self._kept}")
 

@@ -26,6 +26,7 @@ from arena.core.errors import ArenaError, StoreError
 from arena.core.game import Json, Termination
 from arena.core.record import GameRecord, SeatRecord
 from arena.core.registry import Registry
+from arena.core.words import count_of, plural
 from arena.referee.replay import Replay, read_replay
 from arena.referee.review import check_replay
 from arena.tournament.compare import FORMAT as COMPARE
@@ -60,9 +61,10 @@ class Report:
         """Return the one-line verdict."""
         files = f"; standings match {' and '.join(self.compared)}" if self.compared else ""
         if self.ok:
-            return (f"{directory}: {self.games} games verified, {self.decisions} decisions "
-                    f"re-simulated, no mismatch{files}")
-        return f"{directory}: {len(self.mismatches)} mismatch(es) in {self.games} games"
+            return (f"{directory}: {count_of(self.games, 'game')} verified, "
+                    f"{count_of(self.decisions, 'decision')} re-simulated, no mismatch{files}")
+        return (f"{directory}: {count_of(len(self.mismatches), 'mismatch')} in "
+                f"{count_of(self.games, 'game')}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +205,8 @@ def _load(directory: Path, report: Report) -> _Run:
             known = False
     undigested = sum(1 for r in rows if r.digest is None)
     if undigested:
-        report.notes.append(f"{undigested} game(s) were stored without a replay digest "
+        report.notes.append(f"{count_of(undigested, 'game')} {plural('was', undigested)} stored "
+                            "without a replay digest "
                             "(before digests): their replays are checked by re-simulation")
     return _Run(directory, rows, {p.round: p for p in rounds}, settings, salt, known)
 

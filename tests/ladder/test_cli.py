@@ -190,6 +190,6 @@ def test_when_no_table_can_be_made_the_error_is_the_last_line(runner: CliRunner,
     result = runner.invoke(main, ["ladder", "run", str(directory), "--games", "1"])
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
-    assert lines[-1].startswith("Error: 1 active bot(s) can play in ")
+    assert lines[-1].startswith("Error: 1 active bot can play in ")
     assert lines[-1].endswith("or fix those above")
     assert any("a@v1 is not scheduled in this run" in line for line in lines[:-1])

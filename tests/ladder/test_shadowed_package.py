@@ -47,7 +47,7 @@ def test_a_ladder_run_from_a_directory_with_an_arena_folder_plays(shadowed: Path
                     "--no-report")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "shadow package" not in result.stderr
-    assert "1 game(s) played" in result.stdout
+    assert "1 game played" in result.stdout
 
 
 def test_a_tournament_run_from_a_directory_with_an_arena_folder_plays(shadowed: Path) -> None:

@@ -363,7 +363,7 @@ def test_alarm_after_alarm_is_kept_within_bounds(tmp_path: Path) -> None:
     assert isinstance(alarms, list) and len(alarms) == ALARMS_KEPT + 1, alarms
     assert {(a["bot"], a["kind"]) for a in alarms} == {("attacker", "bad_token")}
     assert max(len(a["detail"]) for a in alarms) <= ALARM_DETAIL_CHARS
-    assert alarms[-1]["detail"] == f"{hellos - ALARMS_KEPT} more alarm(s) of this bot, " \
+    assert alarms[-1]["detail"] == f"{hellos - ALARMS_KEPT} more alarms of this bot, " \
                                    "not kept"
     assert outcome.record.seats[0].forfeit is None  # its own hello came after: it plays
     assert_neighbours_unharmed(outcome)

@@ -276,12 +276,12 @@ def test_messages_an_organiser_met_say_what_the_file_asked() -> None:
     have spaces when it had an accented letter, points for 2 places of 4 accepted, and
     PyYAML's words alone for a wrong indentation."""
     few = GOOD.replace("players_per_game: 3", "players_per_game: 5")
-    assert any("3 bot(s) cannot fill a table: 'players_per_game' 5 needs at least 4 "
+    assert any("3 bots cannot fill a table: 'players_per_game' 5 needs at least 4 "
                "(a table may be a seat short)" in p for p in problems(few))
     accented = GOOD.replace("{name: c, cmd", "{name: émile, cmd")
     assert any("must be ASCII letters" in p for p in problems(accented))
     short = GOOD + "points: [3, 2]\n"
-    assert any("'points' gives 2 place(s); tables of 3 need 3" in p for p in problems(short))
+    assert any("'points' gives 2 places; tables of 3 need 3" in p for p in problems(short))
     indented = GOOD.replace("seed: 7\n", "seed: 7\n  concurrency: 3\n")
     found = problems(indented)
     assert len(found) == 1 and "indented unlike the lines around it" in found[0], found

@@ -78,8 +78,8 @@ def _edit(directory: Path, statement: str) -> None:
 
 @pytest.mark.parametrize(("statement", "words"), [
     ("DROP TABLE meta", "its meta table .* is gone"),
-    ("DROP TABLE seats", r"its table\(s\) seats are gone"),
-    ("DROP TABLE rounds", r"its table\(s\) rounds are gone"),
+    ("DROP TABLE seats", "its table seats is gone"),
+    ("DROP TABLE rounds", "its table rounds is gone"),
 ])
 def test_a_database_missing_a_table_is_damaged_not_new(tmp_path: Path, statement: str,
                                                         words: str) -> None:

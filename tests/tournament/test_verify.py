@@ -61,7 +61,8 @@ def first_key(out: Path) -> str:
 def failed_with(result: Result, out: Path, mismatches: int) -> list[str]:
     assert result.exit_code == 1, result.output
     assert result.stderr.strip().endswith(
-        f"{out}: {mismatches} mismatch(es) in {GAMES} games"), result.stderr
+        f"{out}: {mismatches} {'mismatch' if mismatches == 1 else 'mismatches'} in {GAMES} "
+        "games"), result.stderr
     lines = result.stdout.splitlines()
     assert len(lines) == mismatches, lines
     return lines

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 from arena.core.errors import MalformedAction
 from arena.core.game import Json
+from arena.core.words import plural
 
 from .cards import CHARACTER_BY_WIRE, DISTRICTS, Character, DistrictType
 
@@ -289,10 +290,12 @@ def _wrong_fields(payload: dict[str, Json], action_type: ActionType,
     extra = sorted(payload.keys() - keys)
     if extra:
         # quoted as JSON: a key is the bot's text, and may carry a terminal's escapes
-        raise MalformedAction(f"{action_type.value}: unexpected field(s) "
+        raise MalformedAction(f"{action_type.value}: unexpected "
+                              f"{plural('field', len(extra))} "
                               f"{', '.join(map(wire_text, extra))}")
     missing = [f for f in _FIELDS.get(action_type, ()) if f not in payload]
-    raise MalformedAction(f"{action_type.value}: missing field(s) {', '.join(missing)}")
+    raise MalformedAction(f"{action_type.value}: missing {plural('field', len(missing))} "
+                          f"{', '.join(missing)}")
 
 
 def _decoys(payload: dict[str, Json], action_type: ActionType) -> tuple[Character, ...]:
