@@ -293,7 +293,7 @@ class _Builder:
         doc, p = self.doc, self.p
         p.unknown_keys(f"the {self.kind.what}", doc, self.kind.keys)
         for key in self.kind.required:
-            if key not in doc:
+            if key not in doc and key != "bots":  # `_no_bots` says what the format needs
                 p.add(doc.line, f"missing required key {key!r}")
         name = self._name()
         fmt = self._enum("format", Format, Format.ROUND_ROBIN)
@@ -303,7 +303,8 @@ class _Builder:
         gpp = self._int("games_per_pairing", 1, minimum=1) or 1
         bots, bot_lines = self._bots()
         game, table, rules = self._game(len(bots))
-        challengers = self._challengers(fmt, [b.name for b in bots])
+        self._no_bots(fmt, table if self._known(game) else None)
+        challengers = self._challengers(fmt, [b.name for b in bots], table)
         self._check_size(count_games(fmt, len(bots), table, rounds, gpp, len(challengers)))
         points = self._points(table.size)
         bye = self._number("bye_points")
@@ -530,10 +531,11 @@ class _Builder:
 
     def _bots(self) -> tuple[list[BotSpec], dict[str, int]]:
         value = self.doc.get("bots")
-        if value is None:
+        if value is None or value == []:  # `_no_bots` says so, with what the format needs
             return [], {}
-        if not isinstance(value, LineList) or not value:
-            self.p.add(self.doc.line_of("bots"), "'bots' must be a non-empty list of bots")
+        if not isinstance(value, LineList):
+            self.p.add(self.doc.line_of("bots"), "'bots' must be a list of bots, each a "
+                       "mapping with 'name' and 'cmd'")
             return [], {}
         bots: list[BotSpec] = []
         lines: dict[str, int] = {}
@@ -587,7 +589,23 @@ class _Builder:
                        {str(k): str(v) for k, v in env.items()}, Restart(restart),
                        network=bot_network(item, self.p.add))
 
-    def _challengers(self, fmt: Format, names: list[str]) -> list[str]:
+    def _no_bots(self, fmt: Format, table: TableSize | None) -> None:
+        """One line for a tournament file without bots (`bots:` missing, empty or null),
+        saying what its format needs: a null `bots:` played a run of 0 games."""
+        value = self.doc.get("bots")
+        if "bots" not in self.kind.required or not (value is None or value == []):
+            return
+        what = "'bots' lists no bot" if "bots" in self.doc else "missing required key 'bots'"
+        self.p.add(self.doc.line_of("bots"), f"{what}: {bots_needed(fmt, table)}")
+
+    def _known(self, game: str) -> bool:
+        try:
+            self.registry.get(game)
+        except ConfigError:
+            return False
+        return True
+
+    def _challengers(self, fmt: Format, names: list[str], table: TableSize) -> list[str]:
         value = self.doc.get("challengers", [])
         line = self.doc.line_of("challengers")
         if fmt is not Format.GAUNTLET:
@@ -601,9 +619,32 @@ class _Builder:
         for v in value:
             if names and v not in names:
                 self.p.add(line, f"challenger {v!r} is not a bot{suggest(v, names)}")
-        if names and len(set(names) - set(value)) == 0:
+        field = [n for n in names if n not in value]
+        if names and not field:
             self.p.add(line, "a gauntlet needs at least one bot that is not a challenger")
+        elif field and len(names) >= table.smallest and len(field) < table.smallest - 1:
+            # each table is a challenger and the field: a field too small plays 0 games
+            self.p.add(line, f"{bots_needed(fmt, table)}; its field has "
+                       f"{count_of(len(field), 'bot')} ({', '.join(field)})")
         return list(value)
+
+
+FORMAT_WORDS = {Format.ROUND_ROBIN: "a round-robin", Format.SWISS: "a swiss tournament",
+                Format.GAUNTLET: "a gauntlet"}
+
+
+def bots_needed(fmt: Format, table: TableSize | None) -> str:
+    """What a format needs of its bots (`table` None: the game is unknown), for the line
+    that says a file has too few: "a round-robin at tables of 4 needs at least 3 bots"."""
+    if table is None:
+        return f"{FORMAT_WORDS[fmt]} needs bots: a list of mappings with 'name' and 'cmd'"
+    seats = f"{FORMAT_WORDS[fmt]} at tables of {table.size}"
+    short = " (a table may be a seat short)" if table.smallest < table.size else ""
+    if fmt is Format.GAUNTLET:
+        field = count_of(max(1, table.smallest - 1), "bot")
+        return f"{seats} needs its challengers and at least {field} besides them{short}"
+    return f"{seats} needs at least {count_of(table.smallest, 'bot')}{short}"
+
 
 
 def count_games(fmt: Format, bots: int, table: TableSize, rounds: int | None, repeats: int,

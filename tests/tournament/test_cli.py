@@ -255,3 +255,17 @@ def test_a_gauntlets_results_name_its_challengers(tmp_path: Path) -> None:
     Runner(load_config(file), out, concurrency=1, referee=FakeReferee).run()
     settings = json.loads((out / "results.json").read_text())["tournament"]
     assert settings["challengers"] == ["b0"] and settings["rounds"] is None
+
+
+def test_a_file_whose_bots_are_left_empty_plays_nothing(runner: CliRunner,
+                                                        tmp_path: Path) -> None:
+    # `bots:` with nothing under it ran, and wrote, a tournament of 0 games
+    file = tmp_path / "t.yaml"
+    file.write_text("name: t\ngame: machiavelli\nplayers_per_game: 4\nbots:\n")
+    for extra in (["--dry-run"], ["--out", str(tmp_path / "o")]):
+        result = runner.invoke(main, ["run", str(file), *extra])
+        assert result.exit_code == 1, result.output
+        assert result.output.splitlines()[-1] == (
+            f"{file}:4: 'bots' lists no bot: a round-robin at tables of 4 needs at least 3 "
+            "bots (a table may be a seat short)")
+    assert not (tmp_path / "o").exists()

@@ -303,3 +303,40 @@ def test_a_run_reports_the_files_problems_and_its_commands_at_once(tmp_path: Pat
     with pytest.raises(ConfigError) as alone:
         load_config(file)  # without: the file's own problems (the commands are preflight's)
     assert "pyhton3" not in " ".join(alone.value.problems)
+
+
+@pytest.mark.parametrize("bots", ["", "bots: []\n", "bots:\n", "bots: ~\n"])
+@pytest.mark.parametrize(("fmt", "needs"), [
+    ("round-robin", "a round-robin at tables of 3 needs at least 2 bots (a table may be a "
+                    "seat short)"),
+    ("swiss", "a swiss tournament at tables of 3 needs at least 2 bots (a table may be a "
+              "seat short)"),
+    ("gauntlet", "a gauntlet at tables of 3 needs its challengers and at least 1 bot "
+                 "besides them (a table may be a seat short)"),
+])
+def test_a_file_without_bots_is_one_line_saying_what_its_format_needs(
+        bots: str, fmt: str, needs: str) -> None:
+    """Found by an organiser's audit: `bots:` left empty ran a tournament of 0 games, and
+    a gauntlet's challengers were then 'not a bot'."""
+    extra = {"swiss": "rounds: 3\n", "gauntlet": "challengers: [a]\n"}.get(fmt, "")
+    text = f"name: x\ngame: toy\nplayers_per_game: 3\nformat: {fmt}\n{extra}{bots}"
+    what = "'bots' lists no bot" if bots else "missing required key 'bots'"
+    line = text.count("\n") if bots else 1
+    assert problems(text) == [f"t.yaml:{line}: {what}: {needs}"]
+
+
+def test_a_gauntlets_field_too_small_for_a_table_is_refused() -> None:
+    # three bots at tables of 4, two of them challengers: a table is a challenger and the
+    # field, so the run had 0 games
+    found = problems("""\
+        name: x
+        game: toy
+        players_per_game: 4
+        format: gauntlet
+        challengers: [a, b]
+        bots: [{name: a, cmd: builtin:random}, {name: b, cmd: builtin:random},
+               {name: c, cmd: builtin:random}]
+        """)
+    assert found == ["t.yaml:5: a gauntlet at tables of 4 needs its challengers and at least "
+                     "2 bots besides them (a table may be a seat short); its field has 1 bot "
+                     "(c)"]
