@@ -541,53 +541,67 @@ class _Builder:
         lines: dict[str, int] = {}
         for item, line in zip(value, value.item_lines, strict=True):
             bot = self._bot(item, line)
-            if bot is None:
+            # by the name written: a bot refused for another problem still takes its name
+            name = item.get("name") if isinstance(item, LineDict) else None
+            if isinstance(name, str) and name in lines:
+                self.p.add(line, f"bot name {name!r} is already used on line {lines[name]}")
                 continue
-            if bot.name in lines:
-                self.p.add(line, f"bot name {bot.name!r} is already used on line "
-                           f"{lines[bot.name]}")
-                continue
-            lines[bot.name] = line
-            bots.append(bot)
-        return bots, lines
+            if isinstance(name, str):
+                lines[name] = line
+            if bot is not None:
+                bots.append(bot)
+        return bots, {b.name: lines[b.name] for b in bots}
 
     def _bot(self, item: Any, line: int) -> BotSpec | None:
         if not isinstance(item, LineDict):
-            self.p.add(line, "each bot is a mapping with 'name' and 'cmd'")
+            shown = repr(item) if len(repr(item)) <= 60 else f"a {type(item).__name__}"
+            self.p.add(line, f"each bot is a mapping with 'name' and 'cmd', not {shown}")
             return None
-        self.p.unknown_keys("a bot", item, BOT_KEYS)
-        name, cmd = item.get("name"), item.get("cmd")
-        ok = True
-        if not isinstance(name, str) or not _NAME.match(name):
-            self.p.add(item.line_of("name"), f"bot name {name!r} must be ASCII letters, "
-                       "digits, '_', '.', '+' or '-', beginning with a letter or digit (it "
-                       "names files and command-line arguments)")
-            ok = False
-        argv = _argv(cmd)
+        who = _who(item)  # every problem of one bot names it: the file may list dozens
+        self.p.unknown_keys(who, item, BOT_KEYS)
+        ok = self._bot_name(item)
+        argv = _argv(item.get("cmd"))
         if argv is None:
-            self.p.add(item.line_of("cmd"), "bot 'cmd' must be a command string or a "
-                       "non-empty list of strings")
-            ok = False
+            wrong = "'cmd' must be" if "cmd" in item else "no 'cmd': it needs"
+            self.p.add(item.line_of("cmd"), f"{who}: {wrong} a command string or a non-empty "
+                       "list of strings")
         restart = item.get("restart", Restart.NEVER.value)
         if restart not in [r.value for r in Restart]:
-            self.p.add(item.line_of("restart"), f"restart {restart!r} is not valid; valid: "
-                       + ", ".join(r.value for r in Restart))
+            self.p.add(item.line_of("restart"), f"{who}: 'restart' {restart!r} is not valid; "
+                       "valid: " + ", ".join(r.value for r in Restart))
             ok = False
         env = item.get("env", {})
         if not isinstance(env, dict) or not all(
                 isinstance(v, str | int | float) for v in env.values()):
-            self.p.add(item.line_of("env"), "bot 'env' must map names to strings")
+            self.p.add(item.line_of("env"), f"{who}: 'env' must map names to strings")
             ok = False
         cwd = item.get("cwd")
         if cwd is not None and not isinstance(cwd, str):
-            self.p.add(item.line_of("cwd"), "bot 'cwd' must be a directory path")
+            self.p.add(item.line_of("cwd"), f"{who}: 'cwd' must be a directory path")
             ok = False
+        network = bot_network(item, self.p.add, who)
         if not ok or argv is None:
             return None
         directory = str((self.base / cwd).resolve()) if cwd else str(self.base)
-        return BotSpec(str(name), argv, directory,
+        return BotSpec(str(item["name"]), argv, directory,
                        {str(k): str(v) for k, v in env.items()}, Restart(restart),
-                       network=bot_network(item, self.p.add))
+                       network=network)
+
+    def _bot_name(self, item: LineDict) -> bool:
+        """Whether a bot's name is valid (else one problem says why)."""
+        name = item.get("name")
+        if isinstance(name, str) and _NAME.match(name):
+            return True
+        rule = ("ASCII letters, digits, '_', '.', '+' or '-', beginning with a letter or "
+                "digit (it names files and command-line arguments)")
+        if "name" not in item or name is None:
+            cmd = item.get("cmd")
+            shown = f" (cmd {cmd!r})" if isinstance(cmd, str | list) else ""
+            self.p.add(item.line_of("name"), f"a bot without a 'name'{shown}: each bot "
+                       f"needs a unique name of {rule}")
+        else:
+            self.p.add(item.line_of("name"), f"bot name {name!r} must be {rule}")
+        return False
 
     def _no_bots(self, fmt: Format, table: TableSize | None) -> None:
         """One line for a tournament file without bots (`bots:` missing, empty or null),
@@ -676,6 +690,12 @@ def count_games(fmt: Format, bots: int, table: TableSize, rounds: int | None, re
         count = rounds or math.ceil((bots - 1) / (size - 1))
         tables = count * len(table_sizes(bots, size, smallest)[0])
     return tables * repeats
+
+
+def _who(item: LineDict) -> str:
+    """How a bot's problems name it: `bot 'alice'`, or `the bot without a 'name'`."""
+    name = item.get("name")
+    return f"bot {name!r}" if isinstance(name, str) and name else "the bot without a 'name'"
 
 
 def _fingerprint(raw: Mapping[str, Any]) -> str:

@@ -57,11 +57,13 @@ def _limits(doc: LineDict, report: Report) -> Limits:
     return Limits(**values)
 
 
-def bot_network(item: LineDict, report: Report) -> bool:
-    """Read a bot's `network:` (true gives a sandboxed bot the host's network)."""
+def bot_network(item: LineDict, report: Report, who: str) -> bool:
+    """Read a bot's `network:` (true gives a sandboxed bot the host's network); `who` names
+    the bot in the problem (`bot 'alice'`)."""
     value = item.get("network", False)
     if not isinstance(value, bool):
-        report(item.line_of("network"), f"bot 'network' must be true or false, not {value!r}")
+        report(item.line_of("network"), f"{who}: 'network' must be true or false, not "
+               f"{value!r}")
         return False
     return value
 

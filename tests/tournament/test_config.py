@@ -89,7 +89,7 @@ def test_every_problem_is_reported_with_its_line() -> None:
     assert "t.yaml:5: unknown key 'bonus' in 'time'" in text
     assert "t.yaml:8: bot name 'a' is already used on line 7" in text
     assert any(p.startswith("t.yaml:9: bot name 'bad name'") for p in found)
-    assert any(p.startswith("t.yaml:9: bot 'cmd'") for p in found)
+    assert any(p.startswith("t.yaml:9: bot 'bad name': 'cmd' must be") for p in found)
     assert len(found) >= 9
 
 
@@ -340,3 +340,39 @@ def test_a_gauntlets_field_too_small_for_a_table_is_refused() -> None:
     assert found == ["t.yaml:5: a gauntlet at tables of 4 needs its challengers and at least "
                      "2 bots besides them (a table may be a seat short); its field has 1 bot "
                      "(c)"]
+
+
+def test_every_problem_of_a_bot_names_the_bot() -> None:
+    """Found by an organiser's audit: "bot name None must be ...", and a bot's bad option
+    said without the bot ("restart 'sometimes' is not valid"), in a file of many bots; a
+    name used twice went unsaid when its first bot had another problem."""
+    found = problems("""\
+        name: x
+        game: toy
+        bots:
+          - {name: alice, cmd: "builtin:random", restart: sometimes}
+          - {name: bob, cmd: "builtin:random", env: [1], colour: red}
+          - {name: carol, cmd: "builtin:random", network: maybe, cwd: 3}
+          - {cmd: "builtin:random"}
+          - {name: dave}
+          - {name: erin, cmd: ""}
+          - {name: alice, cmd: "builtin:random"}
+          - just-a-string
+        """)
+    assert found == [
+        "t.yaml:4: bot 'alice': 'restart' 'sometimes' is not valid; valid: never, per-game",
+        "t.yaml:5: bot 'bob': 'env' must map names to strings",
+        "t.yaml:5: unknown key 'colour' in bot 'bob'; valid: name, cmd, cwd, env, restart, "
+        "network",
+        "t.yaml:6: bot 'carol': 'cwd' must be a directory path",
+        "t.yaml:6: bot 'carol': 'network' must be true or false, not 'maybe'",
+        "t.yaml:7: a bot without a 'name' (cmd 'builtin:random'): each bot needs a unique "
+        "name of ASCII letters, digits, '_', '.', '+' or '-', beginning with a letter or "
+        "digit (it names files and command-line arguments)",
+        "t.yaml:8: bot 'dave': no 'cmd': it needs a command string or a non-empty list of "
+        "strings",
+        "t.yaml:9: bot 'erin': 'cmd' must be a command string or a non-empty list of strings",
+        "t.yaml:10: bot name 'alice' is already used on line 4",
+        "t.yaml:11: each bot is a mapping with 'name' and 'cmd', not 'just-a-string'",
+    ]
+    assert not [p for p in found if "None" in p]
