@@ -29,7 +29,7 @@ from arena.cli.ui import (
 from arena.core.errors import ArenaError
 from arena.core.words import count_of
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
-from arena.tournament.config import MAX_CONCURRENCY, load_config, preflight
+from arena.tournament.config import MAX_CONCURRENCY, TournamentConfig, load_config, preflight
 from arena.tournament.isolation import MAX_BOTS
 from arena.tournament.outputs import (
     crosstable_csv,
@@ -110,33 +110,23 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     if (withdraw or enter) and not resume:
         raise click.UsageError("--withdraw and --enter change a run under way: add --resume")
     config = load_config(file, commands=True)  # every problem at once, its commands too
-    check_pinning(pin_workers, cluster if cluster is not None else config.cluster)
+    address = cluster if cluster is not None else config.cluster
+    check_pinning(pin_workers, address)
     out = out or config.out
+    config = with_options(config, sandbox, max_bots, pin_workers)
+    note = checked(config, out)  # a dry run fails as the run would, before its schedule
     if dry_run:
-        _dry_run(config)
-        preflight(config)  # the organiser's "check my file": its commands too
-        address = cluster if cluster is not None else config.cluster
         if address is not None:  # and what a cluster refuses: bundles, a host name
             from arena.tournament.cluster import preflight as cluster_preflight
 
             cluster_preflight(config, address, out)
+        if note is not None:
+            err_console.print(f"[bold yellow]{note}[/]")
         for line in shared_folders(config.bots):
             err_console.print(f"note: {line}", highlight=False, markup=False)
+        _dry_run(config)
         return
-    preflight(config)
-    check_out(out)
-    if sandbox is not None:
-        config = replace(config, sandbox=SandboxPolicy(SandboxMode(sandbox),
-                                                       config.sandbox.limits))
-    if max_bots is not None:
-        if max_bots < config.table.size:
-            raise click.BadParameter(f"{max_bots} is less than the table size "
-                                     f"({config.table.size}): a game needs all its bots",
-                                     param_hint="--max-bots")
-        config = replace(config, max_bots=max_bots)
-    if pin_workers:
-        config = replace(config, pin_workers=True)
-    if (note := isolation_warning(config)) is not None:
+    if note is not None:
         err_console.print(f"[bold yellow]{note}[/]")
     elif config.sandbox.mode is not SandboxMode.NONE:  # sandboxed (auto too): say it first
         for line in shared_folders(config.bots):
@@ -176,6 +166,39 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
                       "replays/)")
     if not no_report:
         write_report(out)
+
+
+def with_options(config: TournamentConfig, sandbox: str | None, max_bots: int | None,
+                 pin_workers: bool) -> TournamentConfig:
+    """The file's settings with the command line's (`--sandbox`, `--max-bots`,
+    `--pin-workers`) in their place.
+
+    Raises:
+        click.BadParameter: `--max-bots` is below the table size.
+    """
+    if sandbox is not None:
+        config = replace(config, sandbox=SandboxPolicy(SandboxMode(sandbox),
+                                                       config.sandbox.limits))
+    if max_bots is not None:
+        if max_bots < config.table.size:
+            raise click.BadParameter(f"{max_bots} is less than the table size "
+                                     f"({config.table.size}): a game needs all its bots",
+                                     param_hint="--max-bots")
+        config = replace(config, max_bots=max_bots)
+    return replace(config, pin_workers=True) if pin_workers else config
+
+
+def checked(config: TournamentConfig, out: Path) -> str | None:
+    """Make every check a run makes before its first game (a dry run too, so that it
+    fails as the run would): the bots' commands, the output directory, the sandbox asked
+    for. Return the warning to print when bots will run without a sandbox.
+
+    Raises:
+        ArenaError: the first of these that fails, with every problem it found.
+    """
+    preflight(config)
+    check_out(out)
+    return isolation_warning(config)
 
 
 def report_hook(out: Path) -> AfterStore:
@@ -226,10 +249,7 @@ def check_out(out: Path) -> None:
         raise ArenaError(f"output directory {out}: {target} is not writable")
 
 
-def _dry_run(config: object) -> None:
-    from arena.tournament.config import TournamentConfig
-
-    assert isinstance(config, TournamentConfig)
+def _dry_run(config: TournamentConfig) -> None:
     plans = static_schedule(config)
     if plans is None:
         sizes, byes = table_sizes(len(config.bots), config.table.size, config.table.smallest)

@@ -269,3 +269,32 @@ def test_a_file_whose_bots_are_left_empty_plays_nothing(runner: CliRunner,
             f"{file}:4: 'bots' lists no bot: a round-robin at tables of 4 needs at least 3 "
             "bots (a table may be a seat short)")
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(("change", "options", "said"), [
+    ("  - {name: gone, cmd: 'no-such-program-xyz'}\n", [],
+     "bot 'gone': command 'no-such-program-xyz' not found"),
+    ("", ["--out", "{tmp}/a-file/out"], "output directory {tmp}/a-file/out: {tmp}/a-file is "
+     "not a directory"),
+    ("sandbox: bwrap\n", [], "sandbox: bwrap was asked for, but no bubblewrap here"),
+    ("", ["--max-bots", "2"], "2 is less than the table size (4)"),
+], ids=["command", "out", "bwrap", "max-bots"])
+def test_a_dry_run_fails_as_the_run_would_before_its_schedule(
+        runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str,
+        options: list[str], said: str) -> None:
+    # found by an organiser's audit: a dry run printed the schedule of a file whose run
+    # then refused to start (an output directory it cannot write, a sandbox not there,
+    # --max-bots under the table size), or printed it before saying a bot was missing
+    from arena.referee import sandbox
+
+    monkeypatch.setattr(sandbox, "probe_bwrap", lambda: (None, "no bubblewrap here"))
+    (tmp_path / "a-file").write_text("")
+    file = tmp_path / "t.yaml"
+    file.write_text(SMALL + change if change.startswith(" ") else change + SMALL)
+    args = [a.format(tmp=tmp_path) for a in options] or ["--out", str(tmp_path / "o")]
+    for dry in (["--dry-run"], []):
+        result = runner.invoke(main, ["run", str(file), *args, *dry])
+        assert result.exit_code in (1, 2), result.output
+        assert said.format(tmp=tmp_path) in " ".join(result.output.split()), result.output
+        assert "round 1" not in result.stdout and "games" not in result.stdout
+    assert not (tmp_path / "o").exists()
