@@ -115,6 +115,8 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     out = out or config.out
     config = with_options(config, sandbox, max_bots, pin_workers)
     note = checked(config, out)  # a dry run fails as the run would, before its schedule
+    for warning in config.warnings:  # what the file asks for in vain, dry run or not
+        err_console.print(f"warning: {warning}", highlight=False, markup=False)
     if dry_run:
         if address is not None:  # and what a cluster refuses: bundles, a host name
             from arena.tournament.cluster import preflight as cluster_preflight

@@ -120,6 +120,8 @@ class TournamentConfig:
     """The file's keys that make the fingerprint, as plain data."""
     rating: str = BATCH
     """The batch rater of the final table (`rating:`, a name in `ratings.RATERS`)."""
+    warnings: tuple[str, ...] = ()
+    """What the file asks for that has no effect (`source:line: what`): a run goes on."""
 
     def fingerprint_without(self, names: set[str]) -> str:
         """The fingerprint this file would have without the bots `names` (a bot that entered
@@ -342,6 +344,7 @@ class _Builder:
             bye_points=bye, fingerprint=fingerprint, source=self.p.source,
             bot_lines=bot_lines, transport=transport, sandbox=sandbox, max_bots=bound,
             pin_workers=pinned, cluster=cluster, bot_files=bot_files, scored=raw, rating=rating,
+            warnings=self._rounds_unused(fmt, table, len(bots)),
         )
 
     # scalars -------------------------------------------------------------------------
@@ -602,6 +605,25 @@ class _Builder:
         else:
             self.p.add(item.line_of("name"), f"bot name {name!r} must be {rule}")
         return False
+
+    def _rounds_unused(self, fmt: Format, table: TableSize, bots: int) -> tuple[str, ...]:
+        """A warning, at the line of `rounds`, where the format's schedule does not read it
+        (as `pairing.round_robin` and `pairing.gauntlet` build theirs): an organiser who
+        wrote `rounds: 7` expected seven rounds and got another count without a word."""
+        if "rounds" not in self.doc or fmt is Format.SWISS:
+            return ()
+        if fmt is Format.GAUNTLET:
+            why = "a gauntlet plays each challenger against the whole field, in as many " \
+                  "rounds as that takes"
+        elif table.size == 2 and table.smallest == 2:
+            why = (f"a round-robin at tables of 2 plays every pair once, in "
+                   f"{count_of(bots - 1 + bots % 2, 'round')}")
+        elif bots <= table.size:
+            why = f"the {count_of(bots, 'bot')} fit one table, the whole round-robin"
+        else:
+            return ()
+        return (f"{self.p.source}:{self.doc.line_of('rounds')}: 'rounds' has no effect: "
+                f"{why} (each table 'games_per_pairing' times)",)
 
     def _no_bots(self, fmt: Format, table: TableSize | None) -> None:
         """One line for a tournament file without bots (`bots:` missing, empty or null),

@@ -298,3 +298,15 @@ def test_a_dry_run_fails_as_the_run_would_before_its_schedule(
         assert said.format(tmp=tmp_path) in " ".join(result.output.split()), result.output
         assert "round 1" not in result.stdout and "games" not in result.stdout
     assert not (tmp_path / "o").exists()
+
+
+def test_rounds_a_round_robin_ignores_are_a_warning_not_an_error(runner: CliRunner,
+                                                                 tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(SMALL.replace("players_per_game: 4", "players_per_game: 2\nrounds: 7"))
+    result = runner.invoke(main, ["run", str(file), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (f"warning: {file}:4: 'rounds' has no effect: a round-robin at "
+                             "tables of 2 plays every pair once, in 5 rounds (each table "
+                             "'games_per_pairing' times)\n")
+    assert result.stdout.strip().endswith("small: round-robin, 5 rounds, 40 games")

@@ -376,3 +376,34 @@ def test_every_problem_of_a_bot_names_the_bot() -> None:
         "t.yaml:11: each bot is a mapping with 'name' and 'cmd', not 'just-a-string'",
     ]
     assert not [p for p in found if "None" in p]
+
+
+@pytest.mark.parametrize(("head", "bots", "why"), [
+    ("players_per_game: 2\n", 5, "a round-robin at tables of 2 plays every pair once, in 5 "
+                                 "rounds"),
+    ("players_per_game: 2\n", 4, "a round-robin at tables of 2 plays every pair once, in 3 "
+                                 "rounds"),
+    ("players_per_game: 4\n", 4, "the 4 bots fit one table, the whole round-robin"),
+    ("players_per_game: 4\n", 3, "the 3 bots fit one table, the whole round-robin"),
+    ("format: gauntlet\nchallengers: [b0]\n", 4, "a gauntlet plays each challenger against "
+                                                 "the whole field, in as many rounds as that "
+                                                 "takes"),
+    ("players_per_game: 3\n", 6, None),  # a design of 7 rounds
+    ("players_per_game: 2-3\n", 5, None),
+    ("format: swiss\n", 4, None),
+    ("format: swiss\nplayers_per_game: 4\n", 4, None),  # 7 rounds of one table
+], ids=["2-seats-odd", "2-seats-even", "one-table", "one-short-table", "gauntlet",
+        "design", "range", "swiss", "swiss-one-table"])
+def test_rounds_that_change_nothing_are_a_warning_at_their_line(
+        head: str, bots: int, why: str | None) -> None:
+    """Found by an organiser's audit: 'rounds: 7' on a round-robin of two seats, or on a
+    gauntlet, played another number of rounds without a word."""
+    names = "".join(f"  - {{name: b{i}, cmd: builtin:random}}\n" for i in range(bots))
+    config = parse(f"name: x\ngame: toy\n{head}rounds: 7\nbots:\n{names}")
+    line = head.count("\n") + 3
+    expected = () if why is None else (
+        f"t.yaml:{line}: 'rounds' has no effect: {why} (each table 'games_per_pairing' "
+        "times)",)
+    assert config.warnings == expected  # type: ignore[attr-defined]
+    unset = parse(f"name: x\ngame: toy\n{head.replace('swiss', 'round-robin')}bots:\n{names}")
+    assert unset.warnings == ()  # type: ignore[attr-defined]
