@@ -305,7 +305,8 @@ class _Run:
                        end_hint(status) or EXITED_HINT)  # it ended during that game
         elif len(self.records) < self.options.games:
             self.end_reported = True
-            self._fail(CheckId.MANY_GAMES, f"{len(self.records)} of {self.options.games} games "
+            planned = count_of(self.options.games, 'game')
+            self._fail(CheckId.MANY_GAMES, f"{len(self.records)} of {planned} "
                        f"played; the process ended after game {len(self.records)} ({how})",
                        end_hint(status))
         else:

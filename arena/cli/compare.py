@@ -34,6 +34,7 @@ from arena.cli.play import parse_bot
 from arena.cli.run import check_out
 from arena.cli.ui import console, err_console, progress_echo, unless_stdout_gone
 from arena.core.errors import ArenaError
+from arena.core.words import count_of
 from arena.games import REGISTRY
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.referee.spec import BotSpec, FaultPolicy, TimeControl
@@ -233,7 +234,8 @@ class _ProgressLines:
     def update(self, progress: CompareProgress) -> None:
         if self.shown < 0:
             self.shown = progress.games
-            stored = f", {progress.resumed} games already stored" if progress.resumed else ""
+            stored = f", {count_of(progress.resumed, 'game')} already stored" \
+                if progress.resumed else ""
             progress_echo(f"{self.setup.name}: {self.setup.game}, {self.setup.players} "
                           f"players, {self.setup.pairing.value} deals, at most "
                           f"{progress.max_games} games{stored}")

@@ -11,6 +11,7 @@ from arena.cli.options import parse_rules, rules_option
 from arena.cli.ui import console
 from arena.core.simulate import Summary
 from arena.core.simulate import simulate as run_simulation
+from arena.core.words import count_of
 from arena.games import REGISTRY
 
 
@@ -73,7 +74,8 @@ def simulate(game: str, players: int, count: int, seed: int, rule_pairs: tuple[s
 
 def _render(summary: Summary) -> None:
     data = summary.to_json()
-    head = Table(title=f"{summary.game}: {summary.games} games, {summary.players} players",
+    games = count_of(summary.games, "game")
+    head = Table(title=f"{summary.game}: {games}, {summary.players} players",
                  title_justify="left", show_header=False)
     head.add_row("games/s", str(data["games_per_second"]))
     head.add_row("decisions/s", str(data["decisions_per_second"]))

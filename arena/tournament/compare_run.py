@@ -150,8 +150,8 @@ class CompareRun:
                     with open_executor(self.runner, store) as pool:
                         self._play(store, pool)
                 except KeyboardInterrupt:
-                    raise Interrupted(f"interrupted: {len(self.records)} games are stored in "
-                                      f"{store.path}") from None
+                    stored = count_of(len(self.records), "game")
+                    raise Interrupted(f"interrupted: {stored} stored in {store.path}") from None
                 # workers finish the game they hold before they stop: read back all there is
                 self.records = {g.key: g.record for g in store.games()}
             result = CompareResult(self.test.verdict or Verdict.INCONCLUSIVE,
@@ -225,10 +225,11 @@ class CompareRun:
         for bot, lost in self.lost.items():
             if self.seated[bot] and lost.total() >= BROKEN_SHARE * self.seated[bot]:
                 why = ", ".join(f"{reason} {n}" for reason, n in lost.most_common())
-                raise ArenaError(f"no verdict: {bot} forfeited {lost.total()} of its "
-                                 f"{self.seated[bot]} games ({why}): a bot that cannot play is "
-                                 "broken, not worse; see its log in "
-                                 f"{self.out / 'logs'}, try `arena check-bot`, then compare "
+                seated = count_of(self.seated[bot], "game")
+                raise ArenaError(f"no verdict: {bot} forfeited {lost.total()} of its {seated} "
+                                 f"({why}): a bot that cannot play is broken, not worse; "
+                                 f"see its log in {self.out / 'logs'}, try `arena check-bot`, "
+                                 "then compare "
                                  "into a new --out")
 
     def _play(self, store: Store, pool: Executor) -> None:

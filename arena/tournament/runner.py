@@ -180,9 +180,10 @@ class Runner:
                 with open_executor(self, store) as pool:
                     self._play_all(store, pool)
             except KeyboardInterrupt:
-                when = f": {len(self.games)} of {self.progress.total}" if \
-                    self.progress.total else f" before this run's first game: {len(self.games)}"
-                raise Interrupted(f"interrupted{when} games are stored in {store.path}") \
+                when = f": {len(self.games)} of {self.progress.total} games" if \
+                    self.progress.total else \
+                    f" before this run's first game: {count_of(len(self.games), 'game')}"
+                raise Interrupted(f"interrupted{when} stored in {store.path}") \
                     from None
             if self.settings.rules != RULES:  # finished: every round is paired as today's
                 self.settings = replace(self.settings, rules=RULES)

@@ -238,7 +238,7 @@ def test_ctrl_c_exits_130_in_run_with_a_resume_hint(
         extra: list[str], hint_ends: str) -> None:
     """The hint repeats --cluster (a run stopped on a cluster resumes there)."""
     def interrupted(self: Runner) -> None:
-        raise Interrupted("interrupted: 0 of 5 games are stored")
+        raise Interrupted("interrupted: 0 of 5 games stored")
 
     monkeypatch.setattr(Runner, "run", interrupted)
     file = tmp_path / "t.yaml"

@@ -390,7 +390,7 @@ def test_an_interrupt_before_the_first_game_says_so(tmp_path: Path,
     monkeypatch.setattr(runner_module, "open_executor", starting)
     pin_salt(tmp_path)
     with pytest.raises(Interrupted, match=r"^interrupted before this run.s first game: 0 "
-                                          r"games are stored in .*results.sqlite$"):
+                                          r"games stored in .*results.sqlite$"):
         Runner(config(), tmp_path, referee=FakeReferee).run()
 
 
