@@ -33,7 +33,9 @@ from arena.tournament.standings import Standings
               show_default=True,
               help="html: the static site; md: the standings and the crosstable as Markdown "
                    "tables on stdout (for a forum post or a CI summary).")
-@click.option("--open", "open_", is_flag=True, help="Open the report in a web browser.")
+@click.option("--open", "open_", is_flag=True,
+              help="Open the report in a web browser, and print its file:// address (or "
+                   "that no browser could be opened: then open that address elsewhere).")
 def report(directory: Path, out: Path | None, fmt: str, open_: bool) -> None:
     """Write a static report of the tournament in DIRECTORY: standings with rating
     intervals, the crosstable, a page per bot, the game list and a replay viewer.
@@ -55,7 +57,7 @@ def report(directory: Path, out: Path | None, fmt: str, open_: bool) -> None:
     built = build_with_progress(run, out or directory / "report")
     report_done(built, time.monotonic() - started)
     if open_:
-        webbrowser.open(built.index.resolve().as_uri())
+        open_page(built.index)
 
 
 def markdown_report(name: str, table: Standings) -> str:
@@ -119,6 +121,24 @@ def report_done(built: Built, seconds: float) -> None:
                   f"reused, {seconds:.1f} s")
 
 
+def open_page(page: Path, query: str = "") -> None:
+    """Open `page` in a web browser and say so with its address, or say that none could be
+    opened: on a machine with no browser (a server over ssh) `webbrowser` opens nothing and
+    says nothing, and the user is left waiting for a window; the whole file:// address is
+    what they copy into a browser elsewhere (the path printed before may be relative)."""
+    url = page.resolve().as_uri() + query
+    try:
+        opened = webbrowser.open(url)
+    except webbrowser.Error:  # a BROWSER variable naming no usable browser
+        opened = False
+    if opened:
+        console.print(f"Opened in a web browser: {url}", soft_wrap=True, markup=False,
+                      highlight=False)
+    else:
+        console.print(f"No web browser could be opened here; open {url}", soft_wrap=True,
+                      markup=False, highlight=False)
+
+
 @click.command(short_help="Write the replay viewer for FILE (a replay .jsonl) and open it.")
 @click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
 @click.option("--out", "-o", type=click.Path(path_type=Path, file_okay=False), default=None,
@@ -137,4 +157,4 @@ def view(file: Path, out: Path | None, no_open: bool) -> None:
     page = build_viewer(file, target)
     console.print(f"Viewer: {page}")
     if not no_open:
-        webbrowser.open(page.resolve().as_uri() + "?view=public")
+        open_page(page, "?view=public")

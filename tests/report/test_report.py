@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import shutil
+import webbrowser
 from pathlib import Path
 
 import pytest
@@ -150,3 +151,29 @@ def test_a_comparisons_report_leads_with_its_verdict(runner: CliRunner,
     assert 'href="../compare.json"' in verdict and (out / "compare.json").is_file()
     tournament = play(tmp_path, "machiavelli")
     assert 'data-testid="verdict"' not in (tournament / "report" / "index.html").read_text()
+
+
+@pytest.mark.parametrize("opens", [True, False])
+def test_open_says_where_the_page_is_with_or_without_a_browser(
+        runner: CliRunner, finished_run: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, opens: bool) -> None:
+    # a headless machine has no browser: webbrowser.open returns False and shows nothing
+    asked: list[str] = []
+
+    def browser(url: str) -> bool:
+        asked.append(url)
+        return opens
+
+    monkeypatch.setattr(webbrowser, "open", browser)
+    out = tmp_path / "site"
+    result = runner.invoke(main, ["report", str(finished_run), "--out", str(out), "--open"])
+    assert result.exit_code == 0, result.output
+    url = (out / "index.html").resolve().as_uri()
+    assert asked == [url]
+    said = "Opened in a web browser: " if opens else "No web browser could be opened here; open "
+    assert f"{said}{url}" in result.output.splitlines(), result.output
+    replay = sorted((finished_run / "replays").glob("*.jsonl"))[0]
+    result = runner.invoke(main, ["view", str(replay), "--out", str(tmp_path / "v")])
+    assert result.exit_code == 0, result.output
+    url = (tmp_path / "v" / "viewer.html").resolve().as_uri() + "?view=public"
+    assert asked[-1] == url and f"{said}{url}" in result.output.splitlines(), result.output
