@@ -117,8 +117,20 @@ def report_done(built: Built, seconds: float) -> None:
     # the path whole on its own line, never folded, however long (it is copied into a
     # browser), the figures below it: together they ran past 80 columns and broke mid-figure
     console.print(f"Report: {built.index}", soft_wrap=True, markup=False, highlight=False)
-    console.print(f"  {built.pages} pages, {built.views} views written, {built.reused} games "
-                  f"reused, {seconds:.1f} s")
+    console.print(f"  {built.pages} pages; {views_summary(built)}; {seconds:.1f} s")
+
+
+def views_summary(built: Built) -> str:
+    """Where the games' views came from. Views the run's workers made as they played were
+    counted as "reused", which read as if the report had found nothing to do from an
+    earlier one; each source is named, in games (a view file is one view of one game)."""
+    parts = [f"{built.made} made now ({built.views} files)" if built.made else "",
+             f"{built.by_workers} made by the workers that played them"
+             if built.by_workers else "",
+             f"{built.reused} reused from an earlier report" if built.reused else "",
+             f"{built.earlier} made by an earlier arena version" if built.earlier else ""]
+    shown = [p for p in parts if p]
+    return f"game views: {', '.join(shown)}" if shown else "no game views"
 
 
 def open_page(page: Path, query: str = "") -> None:

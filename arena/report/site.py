@@ -29,9 +29,10 @@ from arena.report.gamelist import LIST_FILE, PAGE_ROWS, list_data, list_script, 
 from arena.report.ladder import history_series
 from arena.report.viewdata import (
     DATA,
+    WORKER,
     copy_views,
     ensure_views,
-    is_current,
+    maker,
     write_game_views,
     write_script,
 )
@@ -49,8 +50,25 @@ class Built:
     out: Path
     pages: int = 0
     views: int = 0
+    """View files this build wrote."""
+    made: int = 0
+    """Games whose views this build made."""
+    by_workers: int = 0
+    """Games whose views the workers that played them made, found current (or copied)."""
     reused: int = 0
+    """Games whose views an earlier report made, found current (or copied)."""
+    earlier: int = 0
+    """Games whose current views were made by an arena whose stamps did not say who."""
     problems: list[str] = field(default_factory=list)
+
+    def found(self, made_by: str) -> None:
+        """Count a game whose current views were there already, made by `made_by`."""
+        if made_by == WORKER:
+            self.by_workers += 1
+        elif made_by:
+            self.reused += 1
+        else:
+            self.earlier += 1
 
     @property
     def index(self) -> Path:
@@ -197,16 +215,20 @@ def _write_all_views(games: Sequence[GameEntry], out: Path, built: Built,
     for game in games:
         if game.replay is None:
             built.problems.append(f"{game.key}: no replay file")
-        elif (is_current(out / DATA / game.key, game.replay)
-              or copy_views(made / game.key, out / DATA / game.key, game.replay)):
-            built.reused += 1
-            viewable.add(game.key)
-        else:
+            continue
+        found = maker(out / DATA / game.key, game.replay)
+        if found is None:
+            found = copy_views(made / game.key, out / DATA / game.key, game.replay)
+        if found is None:
             todo.append(game)
+        else:
+            built.found(found)
+            viewable.add(game.key)
     for done, game in enumerate(todo, start=1):
         assert game.replay is not None
         try:
             built.views += ensure_views(game.replay, out / DATA / game.key)
+            built.made += 1
             viewable.add(game.key)
         except ArenaError as exc:
             built.problems.append(f"{game.key}: {exc}")

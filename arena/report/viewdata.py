@@ -3,12 +3,13 @@
 Each game's views live in `REPORT/data/<game>/`, one `<view>.js` per view (a seat's holds
 only what it adds to `public.js`, which the viewer loads with it), and a stamp
 file, `replay.sha256`, written last: the SHA-256 of the replay the views were made from
-(with its size and modification time, for a quick check: `is_current`). A folder whose
-stamp matches its replay is complete and current, so it is reused; any other is made
-again. This is the only code that writes view data: `arena run` calls it in the
-worker that played each game, as soon as the game is committed (`ViewsHook`), so the
-report written at the end of the run finds every game's views made and writes its pages
-only; `arena report` makes what is missing or stale (a run on a cluster, a replay changed).
+(with its size and modification time, for a quick check: `is_current`), and who made
+them (`WORKER`, `REPORT`). A folder whose stamp matches its replay is complete and
+current, so it is reused; any other is made again. This is the only code that writes view
+data: `arena run` calls it in the worker that played each game, as soon as the game is
+committed (`ViewsHook`), so the report written at the end of the run finds every game's
+views made and writes its pages only; `arena report` makes what is missing or stale (a run
+on a cluster, a replay changed).
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ DATA = "data"
 """Where the views' script files go, one folder per game."""
 STAMP = "replay.sha256"
 """In a game's folder: the digest of the replay its views were made from (written last)."""
+WORKER, REPORT, EARLIER = "worker", "report", ""
+"""Who made a game's views, as its stamp says: the worker that played the game (`arena
+run`), a report's build, or an arena whose stamps did not say (before either was told)."""
 
 
 def digest(replay: Path) -> str:
@@ -52,7 +56,13 @@ def _seen(replay: Path) -> str:
 
 
 def is_current(folder: Path, replay: Path) -> bool:
-    """Whether `folder` holds the complete views of exactly this replay.
+    """Whether `folder` holds the complete views of exactly this replay (`maker`)."""
+    return maker(folder, replay) is not None
+
+
+def maker(folder: Path, replay: Path) -> str | None:
+    """Who made the complete views of exactly this replay in `folder` (`WORKER`, `REPORT`
+    or `EARLIER`), or None where `folder` does not hold them.
 
     The stamp's digest decides, unless the replay's size and modification time are those
     the stamp recorded (the quick check of make and rsync): a report refreshed every night
@@ -65,18 +75,20 @@ def is_current(folder: Path, replay: Path) -> bool:
     try:
         recorded = stamp.read_text().split()
         if not recorded:
-            return False
-        if (" ".join(recorded[1:]) == _seen(replay)
+            return None
+        # digest, size, modification time, then the maker (absent from older stamps)
+        made = recorded[3] if len(recorded) > 3 else EARLIER
+        if (" ".join(recorded[1:3]) == _seen(replay)
                 and replay.stat().st_mtime_ns < stamp.stat().st_mtime_ns):
-            return True
-        return recorded[0] == digest(replay)
+            return made
+        return made if recorded[0] == digest(replay) else None
     except OSError:  # no stamp yet (or none readable): made again
-        return False
+        return None
 
 
-def ensure_views(replay: Path, folder: Path) -> int:
-    """Write the views of `replay` into `folder` unless they are current; return how many
-    were written (0: reused).
+def ensure_views(replay: Path, folder: Path, by: str = REPORT) -> int:
+    """Write the views of `replay` into `folder` unless they are current, stamped as made
+    `by` (`WORKER`, `REPORT`); return how many were written (0: reused).
 
     Raises:
         ArenaError: the replay cannot be read, its game is unknown, or it does not
@@ -89,7 +101,7 @@ def ensure_views(replay: Path, folder: Path) -> int:
     data = replay.read_bytes()
     (folder / STAMP).unlink(missing_ok=True)
     written = write_game_views(read_replay(replay), folder)
-    write_whole(folder / STAMP, f"{hashlib.sha256(data).hexdigest()} {seen}\n")
+    write_whole(folder / STAMP, f"{hashlib.sha256(data).hexdigest()} {seen} {by}\n")
     return written
 
 
@@ -114,22 +126,24 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def copy_views(source: Path, folder: Path, replay: Path) -> bool:
+def copy_views(source: Path, folder: Path, replay: Path) -> str | None:
     """Copy the views in `source` into `folder` when they are the current views of `replay`
-    (`arena report DIR --out ELSEWHERE` reusing DIR's report); return whether it did. The
-    stamp is copied last, as it is written last.
+    (`arena report DIR --out ELSEWHERE` reusing DIR's report); return who made them (as
+    `maker`), or None where it copied nothing. The stamp is copied last, as it is written
+    last.
 
     Raises:
         OSError: `folder` cannot be written.
     """
-    if source.resolve() == folder.resolve() or not is_current(source, replay):
-        return False
+    made = None if source.resolve() == folder.resolve() else maker(source, replay)
+    if made is None:
+        return None
     folder.mkdir(parents=True, exist_ok=True)
     (folder / STAMP).unlink(missing_ok=True)
     for file in sorted(source.glob("*.js")):
         shutil.copyfile(file, folder / file.name)
     shutil.copyfile(source / STAMP, folder / STAMP)
-    return True
+    return made
 
 
 def write_game_views(replay: Replay, folder: Path) -> int:
@@ -172,7 +186,7 @@ class ViewsHook:
 
     def __call__(self, key: str, replay: Path) -> None:
         try:
-            ensure_views(replay, self.report / DATA / key)
+            ensure_views(replay, self.report / DATA / key, WORKER)
         except (ArenaError, OSError):
             pass
 

@@ -32,7 +32,8 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = arena("ladder", "run", str(directory), "-n", "6")
     # this run's six games got their views from the workers that played them; the report
     # made those of the first run's six (4 views each), stored with --no-report
-    assert "24 views written, 6 games reused" in " ".join(out.split()), out
+    assert "game views: 6 made now (24 files), 6 made by the workers that played them" in \
+        " ".join(out.split()), out
     return directory
 
 

@@ -49,11 +49,11 @@ def test_a_rebuild_reuses_the_viewer_data_and_gives_the_same_site(
     shutil.rmtree(run / "report")  # else --out copies the run's report's views
     first = runner.invoke(main, ["report", str(run), "--out", str(out)])
     # four games of three seats: a public view and three seat views each
-    assert first.exit_code == 0 and "16 views written, 0 games reused" in first.output, \
+    assert first.exit_code == 0 and "game views: 4 made now (16 files)" in first.output, \
         first.output
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     again = runner.invoke(main, ["report", str(run), "--out", str(out)])
-    assert "0 views written, 4 games reused" in again.output, again.output
+    assert "game views: 4 reused from an earlier report" in again.output, again.output
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 

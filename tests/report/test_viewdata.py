@@ -16,7 +16,18 @@ from arena.cli import main
 from arena.cli import report as cli_report
 from arena.report import viewdata, views
 from arena.report.data import load_run
-from arena.report.viewdata import DATA, STAMP, ViewsHook, ensure_views, is_current, unpack
+from arena.report.viewdata import (
+    DATA,
+    EARLIER,
+    REPORT,
+    STAMP,
+    WORKER,
+    ViewsHook,
+    ensure_views,
+    is_current,
+    maker,
+    unpack,
+)
 from arena.tournament.config import load_config
 from arena.tournament.runner import Progress, Runner
 from tests.report.conftest import tournament
@@ -49,8 +60,13 @@ def test_the_report_at_the_end_of_a_run_makes_no_views(tmp_path: Path) -> None:
     file.write_text(tournament("machiavelli-rummy"))
     result = CliRunner().invoke(main, ["run", str(file), "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
-    assert "0 views written, 4 games reused" in " ".join(result.output.split()), result.output
+    # made by the workers as they played, which the report counted as "reused"
+    assert "game views: 4 made by the workers that played them" in " ".join(
+        result.output.split()), result.output
     assert "report: viewer data" not in result.output
+    again = CliRunner().invoke(main, ["report", str(tmp_path / "run")])
+    assert "game views: 4 made by the workers that played them" in " ".join(
+        again.output.split()), again.output
 
 
 def test_a_replay_changed_after_its_views_gets_them_made_again(finished_run: Path,
@@ -155,8 +171,9 @@ def test_a_report_elsewhere_copies_the_runs_current_views(finished_run: Path,
     (data / stale.stem / STAMP).write_text("0" * 64 + "\n")  # ... of another replay
     result = CliRunner().invoke(main, ["report", str(run), "--out", str(out)])
     assert result.exit_code == 0, result.output
-    # three games copied, the stale one made again from its replay
-    assert "4 views written, 3 games reused" in " ".join(result.output.split()), result.output
+    # three games copied (their views made by the run's workers), the stale one made again
+    assert "game views: 1 made now (4 files), 3 made by the workers that played them" in \
+        " ".join(result.output.split()), result.output
     for game in sorted((run / "replays").glob("*.jsonl")):
         copy = out / DATA / game.stem
         assert is_current(copy, game)
@@ -199,3 +216,24 @@ def test_a_replay_changed_in_the_stamps_clock_tick_is_hashed(finished_run: Path,
     replay.write_text(text)
     os.utime(replay, ns=(tick, tick))
     assert is_current(folder, replay)  # hashed: the digest is the stamp's
+
+
+def test_a_stamp_says_who_made_the_views_and_an_older_one_still_counts(
+        finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    replay = sorted((finished_run / "replays").glob("*.jsonl"))[0]
+    assert maker(finished_run / "report" / DATA / replay.stem, replay) == WORKER
+    folder = tmp_path / "views"
+    ensure_views(replay, folder)
+    assert maker(folder, replay) == REPORT
+    stamp = folder / STAMP
+    older = " ".join(stamp.read_text().split()[:3])  # as an arena before makers wrote it
+    tick = stamp.stat().st_mtime_ns
+    stamp.write_text(f"{older}\n")
+    os.utime(stamp, ns=(tick, tick))
+
+    def no_hashing(path: Path) -> str:
+        raise AssertionError(f"{path} read and hashed")
+
+    monkeypatch.setattr(viewdata, "digest", no_hashing)  # its quick check still holds
+    assert maker(folder, replay) == EARLIER and is_current(folder, replay)
+    assert ensure_views(replay, folder) == 0
