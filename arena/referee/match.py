@@ -454,7 +454,10 @@ class _Match:
                 "seed": self.seed, "players": len(self.seats),
                 "bots": [{"seat": s.seat, "name": s.player.name, "version": s.player.version,
                           "builtin": s.player.builtin} for s in self.seats],
-                "time": {"move_ms": self.time.move_ms, "bank_ms": self.time.bank_ms},
+                # startup_ms added to format 1 (readers ignore keys they do not know; a
+                # replay written before it lacks it): the report shows the whole time control
+                "time": {"move_ms": self.time.move_ms, "bank_ms": self.time.bank_ms,
+                         "startup_ms": self.time.startup_ms},
                 "max_faults": self.policy.max_faults})
 
     def _details(self, outcome: Outcome) -> dict[str, Json]:

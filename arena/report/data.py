@@ -10,20 +10,28 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import yaml
 
 from arena import __version__
+from arena.core.errors import StoreError
 from arena.core.game import Json
 from arena.core.record import Fault, SeatRecord
 from arena.ladder.store import ADVICE as LADDER_ADVICE
 from arena.referee.replay import Replay, read_replay
+from arena.referee.spec import TimeControl
 from arena.report.ladder import LadderData, is_ladder, load_ladder
 from arena.tournament.outputs import read_run
 from arena.tournament.standings import Standings
-from arena.tournament.store import COMPARE_NAME, LADDER_NAME, RUN_ADVICE, StoredGame
+from arena.tournament.store import (
+    COMPARE_NAME,
+    LADDER_NAME,
+    RUN_ADVICE,
+    Store,
+    StoredGame,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +97,27 @@ def load_run(directory: Path) -> RunData:
         settings = _ladder_settings(directory)
     public = {k: v for k, v in settings.items() if "salt" not in k}
     name = str(settings.get("name") or directory.resolve().name)
-    return RunData(directory, name, public, table, entries, _environment(ordered, entries),
-                   ladder, _comparison(directory))
+    env = _environment(ordered, entries, _stated_time(directory))
+    return RunData(directory, name, public, table, entries, env, ladder,
+                   _comparison(directory))
+
+
+def _stated_time(directory: Path) -> dict[str, Json]:
+    """The time control the run's file stated, as stored with the results (`scored`: the
+    file's keys as written, so what it left out is the default), for games whose replays
+    record less of it (before the start-up limit was recorded); {} if none was stored."""
+    try:
+        store = Store.open(directory, None, check=False)  # read_run checked the file
+    except StoreError:
+        return {}
+    try:
+        scored = store.scored() or {}
+    finally:
+        store.close()
+    if "time" not in scored:
+        return {}
+    time = scored["time"]
+    return {**asdict(TimeControl()), **(time if isinstance(time, dict) else {})}
 
 
 def _comparison(directory: Path) -> dict[str, Json] | None:
@@ -124,7 +151,10 @@ def replay_path(directory: Path, key: str) -> Path | None:
     return path if path.is_file() else None
 
 
-def _environment(games: Sequence[StoredGame], entries: Sequence[GameEntry]) -> dict[str, Json]:
+def _environment(games: Sequence[StoredGame], entries: Sequence[GameEntry],
+                 stated_time: Mapping[str, Json]) -> dict[str, Json]:
+    """What the games recorded; the time control as the first replay records it, what it
+    lacks from `stated_time`."""
     env: dict[str, Json] = {"arena": __version__}
     if games:
         record = games[0].record
@@ -132,11 +162,13 @@ def _environment(games: Sequence[StoredGame], entries: Sequence[GameEntry]) -> d
         isolation = record.details.get("isolation")
         if isinstance(isolation, dict):
             env["isolation"] = isolation
-    header = next((_header(e.replay) for e in entries if e.replay is not None), None)
-    if header is not None:
-        for key in ("time", "max_faults"):
-            if key in header:
-                env[key] = header[key]
+    header = next((_header(e.replay) for e in entries if e.replay is not None), None) or {}
+    recorded = header.get("time")
+    time = {**stated_time, **(recorded if isinstance(recorded, dict) else {})}
+    if time:
+        env["time"] = time
+    if "max_faults" in header:
+        env["max_faults"] = header["max_faults"]
     return env
 
 

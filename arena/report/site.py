@@ -27,6 +27,7 @@ from arena.report.catalogue import catalogue
 from arena.report.data import GameEntry, RunData, slug
 from arena.report.gamelist import LIST_FILE, PAGE_ROWS, list_data, list_script, listing
 from arena.report.ladder import history_series
+from arena.report.settingtable import setting_rows
 from arena.report.viewdata import (
     DATA,
     WORKER,
@@ -126,7 +127,8 @@ def _build(run: RunData, out: Path, on_view: ViewProgress, page_rows: int) -> Bu
                               "viewable": viewable, "places": _places(run)}
     _page(env, out / "index.html", "index.html.j2", built, root="", **common,
           standings=tables.standing_rows(run.table, pages), ladder=_ladder_rows(run, pages),
-          crosstable=tables.crosstable(run.table), plot=_main_plot(run))
+          crosstable=tables.crosstable(run.table), plot=_main_plot(run),
+          settings=setting_rows(run.settings, run.environment))
     # a ladder's organiser looks for last night's games first
     newest = run.ladder is not None
     _page(env, out / "games.html", "games.html.j2", built, root="", **common,

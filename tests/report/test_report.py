@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import shutil
 import webbrowser
 from pathlib import Path
@@ -177,3 +178,57 @@ def test_open_says_where_the_page_is_with_or_without_a_browser(
     assert result.exit_code == 0, result.output
     url = (tmp_path / "v" / "viewer.html").resolve().as_uri() + "?view=public"
     assert asked[-1] == url and f"{said}{url}" in result.output.splitlines(), result.output
+
+
+def _settings(index: Path) -> list[tuple[str, str]]:
+    """The Settings table of a report's index: (name, value text) per row."""
+    page = index.read_text()
+    table = page[page.index('data-testid="settings"'):]
+    table = table[:table.index("</table>")]
+    rows = re.findall(r'<th class="l">(.*?)</th><td class="l">(.*?)</td>', table)
+    return [(html.unescape(k), html.unescape(re.sub("<.*?>", "", v))) for k, v in rows]
+
+
+def test_settings_have_one_row_a_name_and_the_whole_time_control(
+        finished_run: Path) -> None:
+    header = json.loads((sorted((finished_run / "replays").glob("*.jsonl"))[0]
+                         ).read_text().splitlines()[0])
+    assert header["time"] == {"move_ms": 1000, "bank_ms": 0, "startup_ms": 10000}
+    rows = _settings(finished_run / "report" / "index.html")
+    names = [name for name, _ in rows]
+    # two rows were called "rules": the tournament rules' version and the game's rules
+    assert len(names) == len(set(names)), names
+    shown = dict(rows)
+    assert shown["tournament rules"] == "version 5 (pairing and standings)"
+    assert json.loads(shown["game rules"]) == header["rules"]
+    assert shown["time control"] == "1000 ms a move; 10000 ms to start (a bot's hello)"
+    assert shown["bots"] == "ann, bob, cat, dan"
+
+
+def test_a_gauntlets_settings_name_its_challengers(runner: CliRunner, tmp_path: Path) -> None:
+    bots = "".join(f"  - {{name: {n}, cmd: 'builtin:random'}}\n" for n in ("ann", "bob", "cat"))
+    file = tmp_path / "g.yaml"
+    file.write_text("name: g\ngame: machiavelli-rummy\nplayers_per_game: 2\nformat: gauntlet\n"
+                    "challengers: [ann]\ngames_per_pairing: 1\nseed: 5\n"
+                    "time: {move_ms: 800, bank_ms: 2000, startup_ms: 9000}\nbots:\n" + bots)
+    result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    shown = dict(_settings(tmp_path / "run" / "report" / "index.html"))
+    assert shown["format"] == "gauntlet" and shown["challengers"] == "ann"
+    assert shown["time control"] == ("800 ms a move + a bank of 2000 ms a game (time over a "
+                                     "move's limit); 9000 ms to start (a bot's hello)")
+
+
+def test_replays_from_before_the_start_up_limit_take_it_from_the_stored_file(
+        runner: CliRunner, finished_run: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    for replay in (run / "replays").glob("*.jsonl"):
+        first, rest = replay.read_text().split("\n", 1)
+        header = json.loads(first)
+        del header["time"]["startup_ms"]  # as the referee wrote them before
+        replay.write_text(json.dumps(header) + "\n" + rest)
+    result = runner.invoke(main, ["report", str(run)])
+    assert result.exit_code == 0, result.output
+    shown = dict(_settings(run / "report" / "index.html"))
+    assert shown["time control"] == "1000 ms a move; 10000 ms to start (a bot's hello)"
