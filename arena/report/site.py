@@ -38,6 +38,7 @@ from arena.report.viewdata import (
     write_script,
 )
 from arena.tournament.outputs import write_whole
+from arena.tournament.ratings import MODELS
 
 ASSETS = ("report.css", "viewer.js", "games.js")
 ViewProgress = Callable[[int, int], None]
@@ -128,7 +129,9 @@ def _build(run: RunData, out: Path, on_view: ViewProgress, page_rows: int) -> Bu
     _page(env, out / "index.html", "index.html.j2", built, root="", **common,
           standings=tables.standing_rows(run.table, pages), ladder=_ladder_rows(run, pages),
           crosstable=tables.crosstable(run.table), plot=_main_plot(run),
-          settings=setting_rows(run.settings, run.environment))
+          settings=setting_rows(run.settings, run.environment),
+          rating_model=None if run.table.model is None
+          else MODELS.get(run.table.model, run.table.model))
     # a ladder's organiser looks for last night's games first
     newest = run.ladder is not None
     _page(env, out / "games.html", "games.html.j2", built, root="", **common,

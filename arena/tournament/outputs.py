@@ -15,8 +15,9 @@ from pathlib import Path
 
 from arena.core.game import Json
 from arena.tournament.pairing import RoundPlan
+from arena.tournament.ratings import MODELS, ONLINE
 from arena.tournament.settings import Settings
-from arena.tournament.standings import Standings
+from arena.tournament.standings import Row, Standings
 from arena.tournament.store import RUN_ADVICE, Advice, Store, StoredGame
 
 CSV_COLUMNS = ("rank", "bot", "games", "points", "score", "byes", "buchholz", "sb", "elo",
@@ -140,22 +141,33 @@ def standings_rows(table: Standings) -> list[list[str]]:
     its ranking rests on included (points per game where the games per bot differ;
     Buchholz, byes and forfeit wins in a Swiss)."""
     # win% stays in the CSV and JSON: the LOS column took its place within 80 columns
-    extra = _ranking_columns(table)
-    out = [["#", "bot", "games", "points", *extra, "Elo ±95%", "LOS", "place", "F/T/X"]]
+    extra, fitted = _ranking_columns(table), table.fit is not None
+    # "Elo ±95%" headed the online rating too (no interval, no LOS): the header says only
+    # what every cell holds, the caption which model (`standings_caption`)
+    out = [["#", "bot", "games", "points", *extra, "rating ±95%" if fitted else "rating",
+            *(["LOS"] if fitted else []), "place", "F/T/X"]]
     for row in table.rows:
-        if row.fit_elo is not None and row.interval is not None:
-            elo = f"{row.fit_elo:.0f} ± {row.interval:.0f}"
-        else:
-            elo = f"{row.elo:.0f}"
         cells = {"pts/game": f"{row.points / row.games:.2f}" if row.games else "-",
                  "Buch.": f"{row.buchholz:g}", "byes": str(row.byes),
                  "fw": str(row.forfeit_wins)}
+        los = [f"{row.los_next:.0%}" if row.los_next is not None else "-"] if fitted else []
         out.append([str(row.rank), row.bot + (" (withdrawn)" if row.withdrawn else ""),
-                    str(row.games), f"{row.points:g}", *(cells[c] for c in extra), elo,
-                    f"{row.los_next:.0%}" if row.los_next is not None else "-",
+                    str(row.games), f"{row.points:g}", *(cells[c] for c in extra),
+                    _rating_cell(row, fitted), *los,
                     f"{row.mean_placing:.2f}" if row.mean_placing is not None else "-",
                     f"{row.faults}/{row.timeouts}/{row.forfeits}"])
     return out
+
+
+def _rating_cell(row: Row, fitted: bool) -> str:
+    """The fit's rating with its interval in a fitted table (a bot the fit did not rate,
+    with no game, gets "-", never the online rating beside the fit's), else the online
+    rating."""
+    if not fitted:
+        return f"{row.elo:.0f}"
+    if row.fit_elo is None or row.interval is None:
+        return "-"
+    return f"{row.fit_elo:.0f} ± {row.interval:.0f}"
 
 
 def _ranking_columns(table: Standings) -> list[str]:
@@ -175,5 +187,15 @@ def standings_caption(table: Standings) -> str:
     notes = [ranking, "byes: rounds sat out (scored)" if "byes" in columns else "",
              "fw: paired games an opponent withdrew from, scored as won" if "fw" in columns
              else "", "place: mean placing; F/T/X: faults, timeouts, forfeits",
-             "LOS: likelihood of superiority over the next row"]
+             *rating_caption(table)]
     return "\n".join(n for n in notes if n)
+
+
+def rating_caption(table: Standings) -> list[str]:
+    """What the rating column holds: the batch fit's estimate with its interval and the LOS
+    from that fit, or (no fit: the live view) the online rating's mean alone."""
+    if table.model is None:
+        return [f"rating: {MODELS[ONLINE]}, Elo scale;",
+                "no interval or LOS until the final table's fit"]
+    return [f"rating: {MODELS.get(table.model, table.model)}, Elo scale, ±95%",
+            "LOS: likelihood of superiority over the next row"]

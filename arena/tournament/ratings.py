@@ -207,3 +207,8 @@ ONLINE_RATERS: dict[str, Callable[[], OnlineRater]] = {"openskill": OnlineRating
 """Online raters by name."""
 BATCH, ONLINE = "plackett-luce", "openskill"
 """The raters standings use."""
+MODELS: dict[str, str] = {"plackett-luce": "Plackett-Luce fit of whole placings",
+                          "bradley-terry": "Bradley-Terry fit of pairwise results",
+                          "openskill": "OpenSkill online Plackett-Luce (mean belief)"}
+"""What each rater's numbers are, in the words of the tables' captions and the report's
+notes (every one is put on the Elo scale); a rater added above gets a line here."""

@@ -133,6 +133,10 @@ class Standings:
     swiss: bool = False
     """Ranked as a Swiss is (points, Buchholz, Sonneborn-Berger), byes scored; else by
     points per game."""
+    model: str | None = None
+    """The batch rater (a name in `ratings.RATERS`) whose fit gave `fit_elo`, the
+    intervals and the LOS; None where there is no fit (the live view: the online rating,
+    `elo`, alone)."""
 
     @property
     def components(self) -> tuple[tuple[str, ...], ...]:
@@ -157,7 +161,13 @@ class Standings:
                                   for a, row in sorted(self.crosstable.items())}
         return {"games": self.games, "standings": [r.to_json() for r in self.rows],
                 "los": los, "crosstable": cross,
-                "components": [list(g) for g in self.components]}
+                "components": [list(g) for g in self.components],
+                "rating_models": self.rating_models()}
+
+    def rating_models(self) -> dict[str, Json]:
+        """Which rater gave each rating field of a row (`elo` is named so for older readers:
+        it is the online rating; `fit_elo`, `interval` and `los_next` are the fit's)."""
+        return {"elo": ONLINE, "fit_elo": self.model}
 
 
 def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[RoundPlan],
@@ -186,7 +196,8 @@ def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[R
         row.elo = elo.rating(row.bot)
         row.buchholz = sum(rows[o].points for o in row.opponents if o in rows)
         row.sb = sum(result * rows[o].points for o, result in row.results if o in rows)
-    result = RATERS.get(rater, RATERS[BATCH])().fit([[(s.bot, s.placing) for s in g.record.seats]
+    model = rater if rater in RATERS else BATCH
+    result = RATERS[model]().fit([[(s.bot, s.placing) for s in g.record.seats]
                                   for g in ordered]) if with_fit and ordered else None
     if result is not None:
         for bot, rating in result.ratings.items():
@@ -201,7 +212,7 @@ def compute(bots: Sequence[str], games: Sequence[StoredGame], rounds: Sequence[R
         for row, below in zip(ranked, ranked[1:], strict=False):
             row.los_next = result.los.get(row.bot, {}).get(below.bot)
     return Standings(tuple(ranked), result, len(ordered), crosstable(ordered),
-                     swiss=swiss_byes)
+                     swiss=swiss_byes, model=model if result is not None else None)
 
 
 def _add_forfeits(rows: dict[str, Row], games: Sequence[StoredGame],

@@ -123,7 +123,7 @@ def test_standings_crosstable_and_los_in_every_format(runner: CliRunner,
     w, d, _ = cross[first][second]
     assert lines[1][3] == f"{w + d / 2:g}/12" and lines[1][2] == "x"
     md = runner.invoke(main, ["standings", str(out), "--format", "md"]).output.splitlines()
-    assert md[0].startswith("| # | bot | games | points | Elo ±95% | LOS |")
+    assert md[0].startswith("| # | bot | games | points | rating ±95% | LOS |")
     assert md[1].startswith("|---:|:---|") and len(md) == 2 + 5
     table = runner.invoke(main, ["standings", str(out), "--crosstable"])
     assert table.exit_code == 0 and "crosstable" in table.output
@@ -230,7 +230,7 @@ def test_the_standings_show_what_their_ranking_rests_on(
     data = json.loads(runner.invoke(main, ["standings", str(out), "--format", "json"]).output)
     md = runner.invoke(main, ["standings", str(out), "--format", "md"]).output.splitlines()
     header = [c.strip() for c in md[0].strip("|").split("|")]
-    assert header == ["#", "bot", "games", "points", *columns, "Elo ±95%", "LOS", "place",
+    assert header == ["#", "bot", "games", "points", *columns, "rating ±95%", "LOS", "place",
                       "F/T/X"]
     for line, row in zip(md[2:], data["standings"], strict=True):
         cells = dict(zip(header, (c.strip() for c in line.strip("|").split("|")),
@@ -310,3 +310,26 @@ def test_rounds_a_round_robin_ignores_are_a_warning_not_an_error(runner: CliRunn
                              "tables of 2 plays every pair once, in 5 rounds (each table "
                              "'games_per_pairing' times)\n")
     assert result.stdout.strip().endswith("small: round-robin, 5 rounds, 40 games")
+
+
+@pytest.mark.parametrize(("rating", "words"), [
+    ("plackett-luce", "Plackett-Luce fit of whole placings"),
+    ("bradley-terry", "Bradley-Terry fit of pairwise results")])
+def test_the_rating_column_says_which_model_gave_it(runner: CliRunner, tmp_path: Path,
+                                                    rating: str, words: str) -> None:
+    # headed "Elo ±95%" whatever the model, and the report's note said Plackett-Luce
+    file = tmp_path / "t.yaml"
+    file.write_text(SMALL + f"rating: {rating}\n")
+    out = tmp_path / "out"
+    Runner(load_config(file), out, concurrency=1, referee=FakeReferee).run()
+    plain = [s.strip() for s in runner.invoke(main, ["standings", str(out)]).output.splitlines()]
+    assert "rating ±95%" in plain[1] and "Elo" not in plain[1]
+    assert f"rating: {words}, Elo scale, ±95%" in plain
+    data = json.loads(runner.invoke(main, ["standings", str(out), "--format", "json"]).output)
+    assert data["rating_models"] == {"elo": "openskill", "fit_elo": rating}
+    assert runner.invoke(main, ["report", str(out)]).exit_code == 0
+    page = (out / "report" / "index.html").read_text()
+    note = page[page.index('data-testid="rating-note"'):]
+    assert " ".join(note[:note.index("</p>")].split()).startswith(
+        f'data-testid="rating-note">Rating: {words} (<code>rating: {rating}</code>), on the '
+        "Elo scale")

@@ -17,6 +17,7 @@ from arena.cli.run import _LiveView, _ProgressLines, render_table
 from arena.core.game import Termination
 from arena.core.record import GameRecord, SeatRecord
 from arena.tournament.config import load_config
+from arena.tournament.ratings import Fit, Rating
 from arena.tournament.runner import Interrupted, Progress, Runner
 from arena.tournament.standings import Row, Standings
 from arena.tournament.workers import Event, Pool
@@ -76,10 +77,11 @@ def test_a_name_too_long_for_80_columns_wraps_instead_of_being_cut() -> None:
     row = Row(name, rank=1, games=120, points=212.5, fit_elo=1523.2, interval=123.4,
               placing_sum=300, wins=40, faults=12, timeouts=3, forfeits=1)
     out = Console(file=io.StringIO(), width=80)
-    out.print(render_table(Standings((row,), None, 120), "t"))
+    fit = Fit({name: Rating(name, 1523.2, 63.0, 123.4)}, {name: {}}, 1, ((name,),))
+    out.print(render_table(Standings((row,), fit, 120, model="plackett-luce"), "t"))
     text = out.file.getvalue()  # type: ignore[attr-defined]
     assert "…" not in text and all(len(line) <= 80 for line in text.splitlines())
-    rows = text.splitlines()[3:-2]  # title, header, rule; the caption's two lines last
+    rows = text.splitlines()[3:-3]  # title, header, rule; the caption's three lines last
     assert rows[0].split()[0] == "1" and len(rows) == 3
     assert rows[0].split()[1] + "".join(line.strip() for line in rows[1:]) == name
     assert "1523 ± 123" in text and "12/3/1" in text
@@ -307,3 +309,27 @@ def test_a_resumed_runs_stored_games_do_not_count_as_speed() -> None:
     (task,) = view.bar.tasks
     assert task.completed == 5
     assert sum(sample.completed for sample in task._progress) == 1  # rich's speed samples
+
+
+def test_the_live_table_heads_its_online_rating_as_what_it_is() -> None:
+    # the live view has no fit: its column held OpenSkill's mean under "Elo ±95%", with an
+    # LOS column of dashes
+    rows = (Row("a", rank=1, games=3, points=6, elo=1612.4, placing_sum=4),
+            Row("b", rank=2, games=3, points=3, elo=1388.0, placing_sum=8))
+    out = Console(file=io.StringIO(), width=80)
+    out.print(render_table(Standings(rows, None, 3), "live top of the table"))
+    lines = [line.strip() for line in out.file.getvalue().splitlines()]  # type: ignore[attr-defined]
+    assert lines[1].split() == ["#", "bot", "games", "points", "rating", "place", "F/T/X"]
+    assert lines[3].split()[4] == "1612"
+    assert ("rating: OpenSkill online Plackett-Luce (mean belief), Elo scale; no interval or "
+            "LOS until the final table's fit") in " ".join(lines)  # wrapped to the table
+
+
+def test_a_bot_the_fit_did_not_rate_shows_no_rating_beside_the_fits() -> None:
+    rated = Row("a", rank=1, games=3, points=6, elo=1612.4, fit_elo=1550.0, interval=80.0)
+    unrated = Row("new", rank=2, elo=1500.0)  # entered, no game yet: the online default
+    fit = Fit({"a": Rating("a", 1550.0, 40.0, 80.0)}, {"a": {}}, 1, (("a",),))
+    out = Console(file=io.StringIO(), width=80)
+    out.print(render_table(Standings((rated, unrated), fit, 3, model="plackett-luce"), "t"))
+    lines = out.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert "1550 ± 80" in lines[3] and "1500" not in lines[4] and lines[4].split()[4] == "-"

@@ -285,3 +285,17 @@ def test_standings_written_before_forfeits_were_so_called_still_match(
     result = verify(runner, run)
     assert result.exit_code == 0, result.output
     assert "standings match results.json and standings.csv" in " ".join(result.output.split())
+
+
+def test_results_written_before_they_named_their_rating_models_still_match(
+        runner: CliRunner, run: Path) -> None:
+    path = run / "results.json"
+    results = json.loads(path.read_text())
+    assert results.pop("rating_models") == {"elo": "openskill", "fit_elo": "plackett-luce"}
+    path.write_text(json.dumps(results))
+    result = verify(runner, run)
+    assert result.exit_code == 0, result.output
+    results["rating_models"] = {"elo": "openskill", "fit_elo": "bradley-terry"}  # forged
+    path.write_text(json.dumps(results))
+    assert failed_with(verify(runner, run), run, 1) == [
+        "results.json: 'rating_models' differs from what the verified games give"]
