@@ -22,7 +22,7 @@ from arena.cli.ui import console, err_console
 from arena.core.words import count_of
 from arena.report.data import RunData, load_run
 from arena.report.site import Built, build_report, build_viewer
-from arena.tournament.outputs import crosstable_rows, markdown, standings_rows
+from arena.tournament.outputs import markdown_crosstable, markdown_standings
 from arena.tournament.standings import Standings
 
 
@@ -64,11 +64,9 @@ def report(directory: Path, out: Path | None, fmt: str, open_: bool) -> None:
 def markdown_report(name: str, table: Standings) -> str:
     """Return the standings and the crosstable as Markdown, each under a heading."""
     parts = [f"## {name}: standings ({count_of(table.games, 'game')})\n\n"]
-    rows = standings_rows(table)
-    parts.append(markdown(rows, [c != "bot" for c in rows[0]]))
+    parts.append(markdown_standings(table))
     parts.append("\n## Crosstable\n\n")
-    cross = crosstable_rows(table)
-    parts.append(markdown(cross, [c != "bot" for c in cross[0]]))
+    parts.append(markdown_crosstable(table))
     return "".join(parts)
 
 

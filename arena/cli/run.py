@@ -34,7 +34,8 @@ from arena.tournament.isolation import MAX_BOTS
 from arena.tournament.outputs import (
     crosstable_csv,
     crosstable_rows,
-    markdown,
+    markdown_crosstable,
+    markdown_standings,
     standings_caption,
     standings_csv,
     standings_from_store,
@@ -429,8 +430,8 @@ def standings(directory: Path, fmt: str, crosstable: bool) -> None:
     elif fmt == "csv":
         click.echo(crosstable_csv(table) if crosstable else standings_csv(table), nl=False)
     elif fmt == "md":
-        rows = crosstable_rows(table) if crosstable else standings_rows(table)
-        click.echo(markdown(rows, [c != "bot" for c in rows[0]]), nl=False)
+        text = markdown_crosstable(table) if crosstable else markdown_standings(table)
+        click.echo(text, nl=False)
     elif crosstable:
         console.print(render_crosstable(table))
     else:

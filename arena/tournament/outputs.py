@@ -136,6 +136,20 @@ def markdown(rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
     return "\n".join([line(rows[0]), rule, *(line(r) for r in rows[1:])]) + "\n"
 
 
+def markdown_standings(table: Standings) -> str:
+    """The standings as a Markdown table with its caption below, a line a bullet: a table
+    pasted into a club's page says which model its ratings come from, as the terminal's does."""
+    rows = standings_rows(table)
+    caption = "".join(f"- {line}\n" for line in standings_caption(table).splitlines())
+    return markdown(rows, [c != "bot" for c in rows[0]]) + "\n" + caption
+
+
+def markdown_crosstable(table: Standings) -> str:
+    """The crosstable as a Markdown table."""
+    rows = crosstable_rows(table)
+    return markdown(rows, [c != "bot" for c in rows[0]])
+
+
 def standings_rows(table: Standings) -> list[list[str]]:
     """The table as text rows (header first), as `arena standings` prints it: the columns
     its ranking rests on included (points per game where the games per bot differ;
