@@ -168,6 +168,8 @@ TOURNAMENT_FILE = FileKind()
 TIME_KEYS = ("move_ms", "bank_ms", "startup_ms")
 FAULT_KEYS = ("max_faults",)
 BOT_KEYS = ("name", "cmd", "cwd", "env", "restart", "network")
+PROCESS_KEYS = ("cwd", "env", "restart", "network")
+"""The keys of a bot that only a bot run as a process reads."""
 TRANSPORTS = ("ipc", "tcp")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 SEED_LIMIT = 2**63
@@ -290,6 +292,8 @@ class _Builder:
         self.p = problems
         self.base = base
         self.registry = registry
+        self.unused: list[str] = []
+        """Warnings of keys that change nothing, in the file's order."""
 
     def build(self, text: str) -> TournamentConfig | None:
         doc, p = self.doc, self.p
@@ -344,7 +348,7 @@ class _Builder:
             bye_points=bye, fingerprint=fingerprint, source=self.p.source,
             bot_lines=bot_lines, transport=transport, sandbox=sandbox, max_bots=bound,
             pin_workers=pinned, cluster=cluster, bot_files=bot_files, scored=raw, rating=rating,
-            warnings=self._rounds_unused(fmt, table, len(bots)),
+            warnings=(*self.unused, *self._rounds_unused(fmt, table, len(bots))),
         )
 
     # scalars -------------------------------------------------------------------------
@@ -585,10 +589,22 @@ class _Builder:
         network = bot_network(item, self.p.add, who)
         if not ok or argv is None:
             return None
+        if argv[0].startswith("builtin:"):
+            self._builtin_keys(item, who)
         directory = str((self.base / cwd).resolve()) if cwd else str(self.base)
         return BotSpec(str(item["name"]), argv, directory,
                        {str(k): str(v) for k, v in env.items()}, Restart(restart),
                        network=network)
+
+    def _builtin_keys(self, item: LineDict, who: str) -> None:
+        """A warning at each key a built-in bot ignores: it plays inside the referee, with no
+        process to give a directory, an environment, a restart rule or a network (a
+        `cwd: nodir` passed without a word, as if it had been checked)."""
+        for key in PROCESS_KEYS:
+            if key in item:
+                self.unused.append(f"{self.p.source}:{item.line_of(key)}: {who}: {key!r} has "
+                                   f"no effect: {item['cmd']} plays inside the referee, "
+                                   "with no process")
 
     def _bot_name(self, item: LineDict) -> bool:
         """Whether a bot's name is valid (else one problem says why)."""

@@ -337,3 +337,19 @@ def test_the_rating_column_says_which_model_gave_it(runner: CliRunner, tmp_path:
     assert " ".join(note[:note.index("</p>")].split()).startswith(
         f'data-testid="rating-note">Rating: {words} (<code>rating: {rating}</code>), on the '
         "Elo scale")
+
+
+def test_keys_a_builtin_bot_ignores_are_warnings(runner: CliRunner, tmp_path: Path) -> None:
+    # found by an organiser's audit: `cwd: nodir` on a built-in bot passed without a word
+    file = tmp_path / "t.yaml"
+    file.write_text(SMALL + "  - {name: b5, cmd: 'builtin:random', cwd: nodir, "
+                    "restart: per-game}\n  - name: b6\n    cmd: builtin:default\n"
+                    "    network: true\n")
+    result = runner.invoke(main, ["run", str(file), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        f"warning: {file}:{line}: bot '{bot}': '{key}' has no effect: builtin:{policy} "
+        "plays inside the referee, with no process"
+        for line, bot, key, policy in [(11, "b5", "cwd", "random"),
+                                       (11, "b5", "restart", "random"),
+                                       (14, "b6", "network", "default")]]
