@@ -127,6 +127,10 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
             err_console.print(f"[bold yellow]{note}[/]")
         for line in shared_folders(config.bots):
             err_console.print(f"note: {line}", highlight=False, markup=False)
+        # what the run checks against OUT's run: --resume, --withdraw, --enter, games there
+        held = Runner(config, out, resume=resume, withdraw=withdraw, enter=enter).check_store()
+        if held is not None:
+            err_console.print(f"note: {held}", highlight=False, markup=False)
         _dry_run(config)
         return
     if note is not None:

@@ -12,6 +12,7 @@ recomputes the same pairings (and checks them against the recorded ones).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
@@ -198,19 +199,46 @@ class Runner:
         """Return the standings so far without the batch fit (cheap, for the live view)."""
         return self.settings.standings(self.games, self.rounds, with_fit=False)
 
-    def _open(self) -> Store:
+    def check_store(self) -> str | None:
+        """Make the checks against the output directory's run (`--resume`, its `--withdraw`
+        and `--enter`) that `run` makes before a game, writing nothing: a dry run of a
+        resume the run would refuse fails too. Return what the run would refuse without
+        --resume (games of this file there already): a dry run shows such a run's schedule.
+
+        Raises:
+            StoreError, ArenaError: as `run` would, before its first game.
+        """
+        if not self.resume and not (self.out / DB_NAME).is_file():
+            return None
+        with contextlib.closing(self._store(create=False)) as store:
+            try:
+                self._fresh(store)
+            except StoreError as exc:
+                return str(exc)
+            changes.apply(self.config, store, self.withdraw, self.enter)
+        return None
+
+    def _fresh(self, store: Store) -> None:
+        """Refuse to add a run's games to another run's without --resume."""
+        held = len(store.keys())
+        if held and not self.resume:
+            raise StoreError(f"{self.out} already holds {count_of(held, 'game')} of this "
+                             "tournament: add --resume to continue it, or pick another --out")
+
+    def _store(self, create: bool) -> Store:
+        """The run's database, once the file and the options are checked against it."""
         if self.resume and not (self.out / DB_NAME).is_file():
             raise StoreError(f"{self.out} holds no run of {self.config.name!r} to resume; "
                              "drop --resume to start one")
-        for sub in ("replays", "logs"):
-            (self.out / sub).mkdir(parents=True, exist_ok=True)
         changes.check_entries(self.config, self.enter)
         # a bot that entered late is in the file, not in the run's fingerprint; the workers
         # open the database with the config's fingerprint
         self.config = replace(self.config, fingerprint=self._fingerprint())
+        for sub in ("replays", "logs") if create else ():
+            (self.out / sub).mkdir(parents=True, exist_ok=True)
         try:
-            store = Store.open(self.out, self.config.fingerprint, self.config.name,
-                               create=True, existing=self.resume)
+            return Store.open(self.out, self.config.fingerprint, self.config.name,
+                              create=create, existing=self.resume)
         except OtherRun as exc:
             changed = summary(exc.scored, self.config.scored or {}) if exc.scored else ""
             if not changed:
@@ -219,14 +247,15 @@ class Runner:
                              "only with the file it began with; who plays changes with "
                              "--withdraw BOT, in any format, and --enter BOT, in a Swiss)"
                              ) from None
+
+    def _open(self) -> Store:
+        store = self._store(create=True)
         try:
             store.lock(waiting=orphans_waited)
             held = len(store.keys())
             if store.meta(SCORED) is None and self.config.scored is not None:
                 store.set_meta(SCORED, dict(self.config.scored))
-            if held and not self.resume:
-                raise StoreError(f"{self.out} already holds {count_of(held, 'game')} of this "
-                                 "tournament: add --resume to continue it, or pick another --out")
+            self._fresh(store)
             self.settings = changes.apply(self.config, store, self.withdraw, self.enter)
             store.set_meta("settings", self.settings.to_json())
             self.salt = self._salt(store, held)

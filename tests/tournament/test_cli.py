@@ -353,3 +353,53 @@ def test_keys_a_builtin_bot_ignores_are_warnings(runner: CliRunner, tmp_path: Pa
         for line, bot, key, policy in [(11, "b5", "cwd", "random"),
                                        (11, "b5", "restart", "random"),
                                        (14, "b6", "network", "default")]]
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    (["--resume", "--withdraw", "zz"], "--withdraw zz: no bot of that name in"),
+    (["--resume", "--enter", "b1"], "--enter b1: only a Swiss takes a bot between rounds"),
+], ids=["withdraw", "enter"])
+def test_a_dry_run_checks_the_run_it_would_continue(runner: CliRunner, tmp_path: Path,
+                                                    options: list[str], said: str) -> None:
+    # found by an organiser's audit: the dry run of a resume that the run refuses printed
+    # its schedule and succeeded
+    file = tmp_path / "t.yaml"
+    file.write_text(SMALL)
+    out = tmp_path / "out"
+    Runner(load_config(file), out, concurrency=1, referee=FakeReferee).run()
+    files = sorted((p.name, p.stat().st_mtime_ns) for p in out.iterdir())
+    for dry in (["--dry-run"], []):
+        result = runner.invoke(main, ["run", str(file), "--out", str(out), *options, *dry])
+        assert result.exit_code == 1, result.output
+        assert said in " ".join(result.output.split()), result.output
+        assert "round 1" not in result.stdout
+        if dry:  # it wrote nothing there, not even the run's lock
+            assert sorted((p.name, p.stat().st_mtime_ns) for p in out.iterdir()) == files
+
+
+def test_a_dry_run_over_a_played_run_says_the_run_needs_resume(runner: CliRunner,
+                                                              tmp_path: Path) -> None:
+    # the schedule is still shown: a dry run is also how to see a played file's schedule
+    file = tmp_path / "t.yaml"
+    file.write_text(SMALL)
+    out = tmp_path / "out"
+    Runner(load_config(file), out, concurrency=1, referee=FakeReferee).run()
+    said = f"{out} already holds 20 games of this tournament: add --resume"
+    dry = runner.invoke(main, ["run", str(file), "--out", str(out), "--dry-run"])
+    assert dry.exit_code == 0 and "round 1" in dry.stdout, dry.output
+    assert f"note: {said}" in " ".join(dry.stderr.split())
+    real = runner.invoke(main, ["run", str(file), "--out", str(out)])
+    assert real.exit_code == 1 and said in " ".join(real.output.split()), real.output
+
+
+def test_a_dry_run_of_a_resume_needs_the_run(runner: CliRunner, tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(SMALL)
+    out = tmp_path / "out"
+    result = runner.invoke(main, ["run", str(file), "--out", str(out), "--resume",
+                                  "--dry-run"])
+    assert result.exit_code == 1 and not out.exists(), result.output
+    assert f"{out} holds no run of 'small' to resume" in result.output
+    plain = runner.invoke(main, ["run", str(file), "--out", str(out), "--resume",
+                                 "--dry-run", "--withdraw", "b0"])
+    assert plain.exit_code == 1 and "holds no run" in plain.output
