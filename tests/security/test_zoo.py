@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -23,6 +24,7 @@ import pytest
 
 from arena.core.game import Termination
 from arena.core.record import FaultKind, ForfeitReason
+from arena.games.machiavelli import actions as machiavelli_actions
 from arena.referee import sandbox
 from arena.referee.limits import Limits
 from arena.referee.match import FLOOD_LIMIT
@@ -190,6 +192,22 @@ def test_a_bot_cannot_send_escapes_to_the_organisers_terminal(tmp_path: Path) ->
     [fault] = [f for f in outcome.record.faults if f.seat == 0]
     assert fault.kind is FaultKind.MALFORMED_ACTION and "unexpected field" in fault.detail
     assert "\x1b" not in fault.detail and "\x07" not in fault.detail, fault.detail
+    assert_neighbours_unharmed(outcome)
+
+
+def test_actions_a_bot_makes_up_are_not_kept_in_the_referees_memory(tmp_path: Path) -> None:
+    # every action parsed was interned for the worker's life: a place_warrants naming
+    # 100,000 decoys (770 KB on the wire) held 2.5 MB of it, three a game, game after game
+    outcome = play_attack("made_up", tmp_path)
+    kept = list(machiavelli_actions._INTERNED.values())
+    assert max(len(a.decoys or ()) for a in kept) <= machiavelli_actions.MAX_DECOYS
+    assert max(a.seat or 0 for a in kept) < 100
+    faults = [f for f in outcome.record.faults if f.seat == 0]
+    assert [f.kind for f in faults] == [FaultKind.MALFORMED_ACTION] * 2 + [
+        FaultKind.ILLEGAL_ACTION], faults
+    assert re.search(r"decoys holds 10\d{4} character ids, at most", faults[0].detail)
+    assert len(faults[2].detail) < 1100  # the seat of 4,000 digits quoted, and cut
+    assert outcome.record.seats[0].forfeit is ForfeitReason.MAX_FAULTS
     assert_neighbours_unharmed(outcome)
 
 

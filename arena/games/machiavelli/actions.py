@@ -205,6 +205,21 @@ def make(action_type: ActionType, character: Character | None = None,
     return action
 
 
+def _known(action_type: ActionType, character: Character | None = None,
+           district: str | None = None, seat: int | None = None,
+           resource: str | None = None, district_type: str | None = None,
+           give: str | None = None, amount: int | None = None,
+           decoys: tuple[Character, ...] | None = None) -> Action:
+    """The shared action with these fields where the engine made one (every legal action is
+    made by `make`), else a new one that is not kept. What a bot sends is never interned:
+    each action it made up (a seat of 4,300 digits, a list of 100,000 decoys: 2.5 MB) stayed
+    in the worker's memory for its life, three per game."""
+    key = (action_type, character, district, seat, resource, district_type, give, amount,
+           decoys)
+    action = _INTERNED.get(key)
+    return action if action is not None else Action(*key)
+
+
 _INTERNED_WIRE = attrgetter("interned_wire")
 
 
@@ -271,7 +286,7 @@ def parse(kind: str, payload: Json) -> Action:
     fields = _FIELDS.get(action_type, ())
     if not fields:
         return make(action_type)
-    return make(
+    return _known(
         action_type,
         _character(payload, action_type) if "character" in fields else None,
         _district(payload, action_type) if "district" in fields else None,
@@ -298,6 +313,11 @@ def _wrong_fields(payload: dict[str, Json], action_type: ActionType,
                           f"{', '.join(missing)}")
 
 
+MAX_DECOYS = 8
+"""The most decoys a marker placement can name (the Magistrate's are 2, the Blackmailer's 1):
+the other characters of a cast of 9. A longer list is malformed."""
+
+
 def _decoys(payload: dict[str, Json], action_type: ActionType) -> tuple[Character, ...]:
     """A list of character ids, put in rank order (the order a bot sends is not part of the
     choice)."""
@@ -305,6 +325,9 @@ def _decoys(payload: dict[str, Json], action_type: ActionType) -> tuple[Characte
     if not isinstance(value, list):
         raise MalformedAction(f"{action_type.value}: decoys {wire_text(value)} is not a list "
                               "of character ids")
+    if len(value) > MAX_DECOYS:  # before the walk: a 1 MiB frame holds 100,000 of them
+        raise MalformedAction(f"{action_type.value}: decoys holds {len(value)} character ids, "
+                              f"at most {MAX_DECOYS}")
     return tuple(sorted(_character({"character": v}, action_type) for v in value))
 
 

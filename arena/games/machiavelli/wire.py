@@ -12,7 +12,7 @@ from __future__ import annotations
 from arena.core.game import Json, Termination
 from arena.core.wire_schema import BOOL, INT, NAT, SEAT, STR, array, closed, enum, nullable, tagged
 
-from .actions import _FIELDS, ALLOWED, RESOURCES, ActionType, Kind
+from .actions import _FIELDS, ALLOWED, MAX_DECOYS, RESOURCES, ActionType, Kind
 from .cards import CHARACTER_BY_WIRE, DISTRICTS, DistrictType
 from .state import Pending
 
@@ -25,7 +25,8 @@ GOLD = array(closed({"seat": SEAT, "delta": INT}))
 _FIELD_SCHEMA: dict[str, Json] = {"character": CHARACTER, "district": DISTRICT, "seat": SEAT,
                                   "resource": enum(RESOURCES),
                                   "district_type": enum(t.value for t in DistrictType),
-                                  "give": DISTRICT, "amount": NAT, "decoys": CHARACTERS}
+                                  "give": DISTRICT, "amount": NAT,
+                                  "decoys": {**CHARACTERS, "maxItems": MAX_DECOYS}}
 
 
 def _action_fields(action_type: ActionType) -> dict[str, Json]:

@@ -10,7 +10,8 @@ tcp: floods and bad hellos on every other endpoint of the machine), sockets (loo
 other bots' endpoints), secrets (reads what it can of /etc for $ZOO_SECRET), fill (writes
 outside its scratch), side_connections (big frames on two more connections of its own) and
 raw_connections (thousands of connections to its endpoint that never start a handshake);
-hello_spam ($ZOO_HELLOS hellos with forged tokens and names of 100 KB before its own).
+hello_spam ($ZOO_HELLOS hellos with forged tokens and names of 100 KB before its own);
+made_up (actions the engine never offers, each new: 100,000 decoys, a seat of 4,000 digits).
 """
 
 from __future__ import annotations
@@ -442,6 +443,13 @@ def main() -> None:
                         side.send(big, zmq.NOBLOCK)
                 NEIGHBOURS.append(side)
             found(f"{accepted} of 2 side connections accepted")
+            continue
+        if MODE == "made_up" and message.kind == "turn" and flooded < 3:
+            flooded += 1  # each a fault: the third forfeits; each new, game after game
+            made = {"type": "place_warrants", "character": "king",
+                    "decoys": ["king"] * random.randrange(100_000, 110_000)} if flooded < 3 \
+                else {"type": "swap_hands", "seat": 10**4000 + random.randrange(10**9)}
+            socket.send(encode(Action(id=message.id, action=made)))
             continue
         if MODE in ("deep", "escape") and flooded == 0:
             flooded = 1
