@@ -80,7 +80,7 @@ def survivors(marker: str) -> list[int]:
 def leftover_cgroups() -> list[Path]:
     """The per-bot cgroups of this process still present (each bot's is removed)."""
     root = Path("/sys/fs/cgroup")
-    return [p for c in ("pids", "memory", "cpuacct")
+    return [p for c in ("pids", "memory", "cpuacct", "cpu")
             for p in (root / c).glob(f"arena-{os.getpid()}-*")]
 
 
