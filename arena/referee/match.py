@@ -21,7 +21,7 @@ from arena.core.game import Decision, Event, Game, Json, Outcome, Termination, w
 from arena.core.record import Fault, FaultKind, ForfeitReason, GameRecord, SeatRecord
 from arena.core.rng import SEED_BITS, derive_seed, new_rng
 from arena.core.words import count_of
-from arena.protocol.codec import WireError, decode_bot, encode
+from arena.protocol.codec import PEEK_BYTES, WireError, decode_bot, encode, peek
 from arena.protocol.messages import (
     BOT_SEED_BITS,
     Action,
@@ -365,6 +365,10 @@ class _Match:
         if len(frames) != 1:
             detail = f"{len(frames)} frames; a message is exactly one frame"
             return _Reply(fault=(FaultKind.BAD_MESSAGE, detail), request=request_id)
+        if len(frames[0]) > PEEK_BYTES and (head := peek(frames[0])) is not None and \
+                head[1] is not None and head[1] != request_id:
+            self._stale(seat, head[1], request_id)  # known by its id: its action not built
+            return None
         try:
             message = decode_bot(frames[0])
         except WireError as exc:

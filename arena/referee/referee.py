@@ -30,7 +30,7 @@ from arena.core.record import ForfeitReason, GameRecord
 from arena.core.registry import Registry
 from arena.core.words import count_of, plural
 from arena.games import REGISTRY
-from arena.protocol.codec import WireError, decode_bot, encode
+from arena.protocol.codec import PEEK_BYTES, WireError, decode_bot, encode, peek
 from arena.protocol.messages import (
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
@@ -40,7 +40,7 @@ from arena.protocol.messages import (
     Shutdown,
     Welcome,
 )
-from arena.referee.match import CONNECTIONS, run_game
+from arena.referee.match import CONNECTIONS, FLOOD_LIMIT, run_game
 from arena.referee.players import SeatPlayer
 from arena.referee.process import (
     BotProcess,
@@ -81,6 +81,13 @@ LOG_CAP_BYTES = 1 << 20
 GRACE_MS = 500
 MONITOR_S = 0.1
 """How often the descendants of bots without sandbox or cgroup are looked for."""
+HELLO_JUNK = FLOOD_LIMIT
+"""Messages other than a hello a bot may send before its hello; one more and it is out at
+once (`no_connect`). Each was decoded and logged: a bot that never said hello, sending 1 MiB
+frames of small lists (0.4 s of the referee's CPU each), held the wait for every bot started
+with it, and the hellos of those behind it went unread until their `startup_ms` ran out."""
+HELLO_JUNK_LOGGED = 3
+"""Of those, how many are logged one by one."""
 _announced = False
 
 
@@ -339,6 +346,7 @@ class Referee:
         if bot.peer is not None:
             bot.former.add(bot.peer)
         bot.peer, bot.version, bot.failed, bot.failure, bot.breach = None, "", None, "", None
+        bot.junk = 0
         if bot.token:
             bot.retired.add(bot.token)
         bot.token = secrets.token_hex(16)
@@ -441,6 +449,10 @@ class Referee:
             owner = self._owner(peer)
             hello = self._read_hello(owner, peer, frames)
             if hello is None or owner is None:
+                if owner is not None and owner.junk > HELLO_JUNK and owner.token in pending:
+                    owner.failure = (f"flood: {owner.junk} messages before its hello, none a "
+                                     f"hello (limit {HELLO_JUNK})")
+                    refused.append(pending.pop(owner.token))
                 continue
             bot = pending.get(hello.token)
             if hello.token in owner.retired:
@@ -521,16 +533,33 @@ class Referee:
         if peer == owner.peer:
             log.warning("%s: dropped a message sent between games", owner.spec.name)
             return None
+        frame = frames[0] if len(frames) == 1 else None
         try:
-            message = decode_bot(frames[0]) if len(frames) == 1 else None
+            if frame is None:
+                message = None
+            elif len(frame) > PEEK_BYTES and (head := peek(frame)) is not None and \
+                    head[0] != "hello":
+                message = None  # plainly no hello: dropped for its type, not decoded whole
+            else:
+                message = decode_bot(frame)
         except WireError as exc:
-            log.warning("dropped an invalid message on %s's endpoint: %s", owner.spec.name, exc)
+            self._junk(owner, f"dropped an invalid message on %s's endpoint: {exc}")
             return None
         if not isinstance(message, Hello):
-            log.warning("dropped a message on %s's endpoint from a peer without a seat "
-                        "(not a hello)", owner.spec.name)
+            self._junk(owner, "dropped a message on %s's endpoint from a peer without a seat "
+                              "(not a hello)")
             return None
         return message
+
+    @staticmethod
+    def _junk(owner: RosterBot, what: str) -> None:
+        """Count a message on `owner`'s endpoint that was no hello; log the first few."""
+        owner.junk += 1
+        if owner.junk <= HELLO_JUNK_LOGGED:
+            log.warning(what, owner.spec.name)
+        elif owner.junk == HELLO_JUNK_LOGGED + 1:
+            log.warning("%s: more messages that are no hello on its endpoint; dropped, not "
+                        "logged", owner.spec.name)
 
     def _stop(self, bots: Sequence[RosterBot], reason: str) -> None:
         for bot in bots:

@@ -44,6 +44,8 @@ class RosterBot:
     former: set[bytes] = field(default_factory=set)
     """Connections of its earlier processes: a message still queued from one (a late
     answer) is stale, not another connection of this one's."""
+    junk: int = 0
+    """Messages its process sent before its hello that were no hello (`HELLO_JUNK`)."""
 
     def alive(self) -> bool:
         return self.process is not None and self.process.alive()

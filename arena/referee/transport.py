@@ -139,6 +139,7 @@ class ZmqTransport:
         self._sockets: list[zmq.Socket[bytes]] = []
         self._timeouts: list[int] = []  # each socket's RCVTIMEO, set only when it changes
         self._strangers: dict[int, bytes] = {}  # channel -> another connection, until asked
+        self._served = -1  # the channel `recv_from` read last
         self._poller = zmq.Poller()
         if self._dir is not None:
             raise_open_files()
@@ -215,8 +216,15 @@ class ZmqTransport:
         for number in channels:
             poller.register(self._sockets[number], zmq.POLLIN)
         ready = dict(poller.poll(max(0, math.ceil(timeout_ms))))
-        first = next((n for n in channels if self._sockets[n] in ready), None)
-        return None if first is None else self._take(first, 0)
+        live = [n for n in channels if self._sockets[n] in ready]
+        if not live:
+            return None
+        # in turn: the first ready channel after the one read last. Always the first of the
+        # list, a bot that kept its channel full (of junk before its hello) left the hellos
+        # of the channels after it unread until their bots' startup_ms ran out
+        later = [n for n in live if n > self._served]
+        self._served = min(later) if later else min(live)
+        return self._take(self._served, 0)
 
     def drain(self, peer: bytes, limit: int = 10_000) -> int:
         """Drop the messages queued on `peer`'s channel (at most `limit`); return how many

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from arena.protocol import (
     decode_referee,
     encode,
 )
+from arena.protocol.codec import MAX_CONTAINERS, peek
 from arena.protocol.schema import PACKAGE_DIR, REPO_DIR, drift, generate, load_schema
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -154,3 +156,28 @@ def test_a_frame_that_is_not_json_is_quoted_in_its_fault() -> None:
     with pytest.raises(WireError) as info:
         decode_bot(b"\xff" + b"y" * 200)
     assert str(info.value).endswith('the message begins "\ufffd' + "y" * 59 + '" ...')
+
+
+def test_an_action_of_too_many_arrays_is_refused_whatever_its_depth() -> None:
+    # 500,000 small lists, 1 MiB, within the depth: its walk cost the referee 0.2 s a frame
+    ok = decode_bot(encode(Action(id=1, action=[[]] * (MAX_CONTAINERS - 1))))
+    assert isinstance(ok, Action)
+    with pytest.raises(WireError) as info:
+        decode_bot(encode(Action(id=1, action=[[]] * 300_000)))
+    assert info.value.kind is FaultKind.BAD_MESSAGE
+    assert f"holds more than {MAX_CONTAINERS} arrays" in info.value.detail
+    assert gc.isenabled()  # off while it was decoded, on again
+
+
+@pytest.mark.parametrize(("frame", "head"), [
+    (b'{"type": "action", "id": 7, "action": [[[]]], "x": 1}', ("action", 7)),
+    (b'{"type": "action", "id": 7}', ("action", None)),  # no action: decode_bot says so
+    (b'{"type": "action", "id": true, "action": 1}', ("action", None)),
+    (b'{"type": "action", "id": 0, "action": 1}', ("action", None)),
+    (b'{"type": "hello", "token": "t", "name": "n", "protocol": 1}', ("hello", None)),
+    (b'[1]', None), (b"\xff", None), (b'{"type": "action", "id": 7, "action": ' +
+                                       b"[" * 100_000 + b"]" * 100_000 + b"}", None),
+])
+def test_peek_reads_a_frames_type_and_action_id_only(frame: bytes,
+                                                     head: tuple[str, int | None] | None) -> None:
+    assert peek(frame) == head

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 import zmq
@@ -229,3 +230,35 @@ def test_an_endpoint_holding_too_many_connections_at_once_is_closed_to_new_ones(
     finally:
         for raw in held:
             raw.close()
+
+
+def test_channels_waited_on_together_are_read_in_turn() -> None:
+    # always the first ready channel of the list: a bot keeping its own full (junk before
+    # its hello) left the hellos on the channels after it unread until startup_ms ran out
+    transport = ZmqTransport()
+    context = zmq.Context()
+    dealers: list[zmq.Socket[bytes]] = []
+    try:
+        channels = [transport.open_channel() for _ in range(2)]
+        for channel in channels:
+            dealer: zmq.Socket[bytes] = context.socket(zmq.DEALER)
+            dealer.setsockopt(zmq.LINGER, 0)
+            dealer.connect(channel.endpoint)
+            dealers.append(dealer)
+        for _ in range(10):
+            dealers[0].send(b"junk")
+        dealers[1].send(b"hello")
+        numbers = [c.number for c in channels]
+        wait_until(lambda: all(cast(int, transport._sockets[n].getsockopt(zmq.EVENTS))
+                               & zmq.POLLIN for n in numbers), "both channels hold a frame")
+        read = []
+        for _ in range(3):
+            got = transport.recv_from(numbers, 2000)
+            assert got is not None
+            read.append(got[1])
+        assert [b"hello"] in read, read
+    finally:
+        for dealer in dealers:
+            dealer.close(linger=0)
+        context.term()
+        transport.close()

@@ -8,6 +8,7 @@ the run is left.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import resource
@@ -25,9 +26,12 @@ import pytest
 from arena.core.game import Termination
 from arena.core.record import FaultKind, ForfeitReason
 from arena.games.machiavelli import actions as machiavelli_actions
-from arena.referee import sandbox
+from arena.protocol.codec import PEEK_BYTES, decode_bot
+from arena.protocol.messages import MAX_MESSAGE_BYTES
+from arena.referee import match, sandbox
 from arena.referee.limits import Limits
 from arena.referee.match import FLOOD_LIMIT
+from arena.referee.referee import HELLO_JUNK, HELLO_JUNK_LOGGED
 from arena.referee.roster import ALARM_DETAIL_CHARS, ALARMS_KEPT
 from arena.referee.sandbox import SandboxMode
 from arena.referee.spec import LOOPBACK_TCP
@@ -208,6 +212,40 @@ def test_actions_a_bot_makes_up_are_not_kept_in_the_referees_memory(tmp_path: Pa
     assert re.search(r"decoys holds 10\d{4} character ids, at most", faults[0].detail)
     assert len(faults[2].detail) < 1100  # the seat of 4,000 digits quoted, and cut
     assert outcome.record.seats[0].forfeit is ForfeitReason.MAX_FAULTS
+    assert_neighbours_unharmed(outcome)
+
+
+def test_junk_before_a_hello_puts_the_bot_out_and_delays_no_other(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # each frame was decoded whole (0.4 s of CPU) and logged, and the wait for the hellos read
+    # the first ready endpoint first: the bots started after it went unread until their
+    # startup_ms ran out, and forfeited every game of the run (no_connect)
+    with caplog.at_level(logging.WARNING, logger="arena.referee"):
+        outcome = play_attack("junk_before_hello", tmp_path)
+    attacker = outcome.record.seats[0]
+    assert attacker.forfeit is ForfeitReason.NO_CONNECT
+    why = str(outcome.record.details["forfeits"]["0"])
+    assert f"flood: {HELLO_JUNK + 1} messages before its hello" in why, why
+    dropped = [r for r in caplog.records if "dropped" in r.getMessage()]
+    assert len(dropped) <= HELLO_JUNK_LOGGED + 1, len(dropped)
+    assert_neighbours_unharmed(outcome)
+
+
+def test_stale_replies_are_dropped_for_their_id_not_decoded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # three 1 MiB replies with wrong ids before each answer cost the referee 103 s of CPU
+    # in one game, each decoded whole before its id was read (charged to the bot's clock)
+    decoded: list[int] = []
+
+    def counted(frame: bytes, limit: int = MAX_MESSAGE_BYTES) -> object:
+        decoded.append(len(frame))
+        return decode_bot(frame, limit)
+
+    monkeypatch.setattr(match, "decode_bot", counted)
+    outcome = play_attack("stale_storm", tmp_path)
+    assert decoded and max(decoded) <= PEEK_BYTES  # the answers only: each a few hundred bytes
+    floods = [f for f in outcome.record.faults if f.kind is FaultKind.FLOOD]
+    assert floods and {f.seat for f in outcome.record.faults} == {0}
     assert_neighbours_unharmed(outcome)
 
 

@@ -11,7 +11,9 @@ other bots' endpoints), secrets (reads what it can of /etc for $ZOO_SECRET), fil
 outside its scratch), side_connections (big frames on two more connections of its own) and
 raw_connections (thousands of connections to its endpoint that never start a handshake);
 hello_spam ($ZOO_HELLOS hellos with forged tokens and names of 100 KB before its own);
-made_up (actions the engine never offers, each new: 100,000 decoys, a seat of 4,000 digits).
+made_up (actions the engine never offers, each new: 100,000 decoys, a seat of 4,000 digits);
+junk_before_hello (1 MiB frames of small lists, one after another, and never a hello) and
+stale_storm (three such frames with wrong ids before each of its answers).
 """
 
 from __future__ import annotations
@@ -404,7 +406,23 @@ IN_GAME = {"forkbomb": forkbomb, "hog": hog, "late_setsid": setsid,
 """Attacks made at the first request, once the bot holds its seat."""
 
 
+SMALL_LISTS = b"[" + b",".join([b"[" * 30 + b"]" * 30] * 17_000) + b"]"
+"""1 MiB of lists nested 30 deep, within the depth allowed: decoded whole, 0.4-0.6 s of the
+referee's CPU a frame, for a few microseconds of the bot's to send it again."""
+
+
+def junk_before_hello() -> None:
+    """Its one connection kept full of frames that are no hello, until it is stopped."""
+    socket: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
+    socket.connect(os.environ["ARENA_ENDPOINT"])
+    junk = b'{"type":"action","id":1,"action":%s}' % SMALL_LISTS
+    while True:
+        socket.send(junk)
+
+
 def main() -> None:
+    if MODE == "junk_before_hello":
+        junk_before_hello()
     if MODE == "start_hog":
         hog()
     if MODE in ATTACKS:
@@ -451,6 +469,10 @@ def main() -> None:
                 else {"type": "swap_hands", "seat": 10**4000 + random.randrange(10**9)}
             socket.send(encode(Action(id=message.id, action=made)))
             continue
+        if MODE == "stale_storm":  # sent in its own time: the clock runs
+            for _ in range(3):
+                socket.send(b'{"type":"action","id":%d,"action":%s}' % (
+                    message.id + 10**6, SMALL_LISTS))
         if MODE in ("deep", "escape") and flooded == 0:
             flooded = 1
             action = {**message.options[0], "\x1b]0;PWNED\x07\x1b[2J": 1}
