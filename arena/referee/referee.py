@@ -460,7 +460,10 @@ class Referee:
             elif bot is not owner:
                 self._refuse_hello(owner, peer, hello)
             elif hello.protocol != PROTOCOL_VERSION:
-                bot.failure = f"protocol {hello.protocol} unsupported; this referee speaks " \
+                stated = str(hello.protocol)  # a bot's number: up to 4,300 digits, cut
+                stated = stated if len(stated) <= VERSION_CHARS else \
+                    f"{stated[:VERSION_CHARS]}... ({len(stated)} digits)"
+                bot.failure = f"protocol {stated} unsupported; this referee speaks " \
                               f"{PROTOCOL_VERSION}"
                 log.error("%s: %s", bot.spec.name, bot.failure)
                 transport.send(peer, encode(Error(code=ErrorCode.PROTOCOL_VERSION,

@@ -71,6 +71,14 @@ def test_a_bot_refused_for_its_token_is_told_so_not_that_it_never_said_hello(
     assert "unknown token" in (tmp_path / "logs" / "bad.log").read_text()  # what it was told
 
 
+def test_a_protocol_of_4000_digits_is_cut_where_it_is_quoted(tmp_path: Path) -> None:
+    # quoted whole in its failure: 4 KB in the record and the replay of each of its games
+    record, forfeits = play((sys.executable, MISBEHAVE, "big_protocol"), tmp_path)
+    why = str(record.details["forfeits"]["0"])
+    assert why.startswith("no_connect: protocol 1000") and "(4001 digits)" in why, why
+    assert len(why) < 200 and len(str(forfeits[0]["detail"])) < 200
+
+
 def test_a_crash_mid_game_gives_its_status(tmp_path: Path) -> None:
     record, forfeits = play((sys.executable, MISBEHAVE, "crash"), tmp_path)
     assert record.seats[0].forfeit is ForfeitReason.CRASHED

@@ -2,7 +2,8 @@
 
 Writes its pid (and its child's, if any) to $PIDFILE so tests can check nothing survives.
 Modes: never, exit, wrong_token, refused (a wrong token, then exits as told), crash, sleep,
-garbage, shape, stale, malformed, illegal, oversize, flood.
+garbage, shape, stale, malformed, illegal, oversize, flood, big_protocol (a hello stating
+protocol 10**4000, then it waits).
 """
 
 from __future__ import annotations
@@ -60,6 +61,13 @@ def main() -> None:
             print(exc, flush=True)
             if MODE == "refused":  # as PROTOCOL.md §3 asks of a bot refused its seat
                 sys.exit(1)
+        time.sleep(600)
+    if MODE == "big_protocol":
+        raw: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.DEALER)
+        raw.connect(os.environ["ARENA_ENDPOINT"])
+        raw.send(b'{"type":"hello","token":"%s","name":"big","protocol":1%s}' % (
+            os.environ["ARENA_TOKEN"].encode(), b"0" * 4000))
+        print(raw.recv()[:200], flush=True)  # its error
         time.sleep(600)
     if MODE == "sleep":
         note_pid(subprocess.Popen(["sleep", "600"]).pid)  # a child: killed with the group
