@@ -156,6 +156,7 @@ class Cgroup:
             with contextlib.suppress(OSError):
                 _write(parent / "cgroup.subtree_control", "+memory +pids +cpu")
             paths = {"v2": parent / leaf}
+        shares = paths.pop(V1_SHARES, None)
         group = cls(kind, paths, limits)
         try:
             for path in paths.values():
@@ -164,6 +165,13 @@ class Cgroup:
         except OSError:
             group.remove()
             raise
+        if shares is not None:  # a help, not a limit: without it the bot still runs
+            try:
+                shares.mkdir()
+                group.paths[V1_SHARES] = shares
+            except OSError as exc:
+                log.warning("%s: no cpu cgroup (%s): its processes share the CPU one by one",
+                            name, exc)
         return group
 
     @classmethod
@@ -212,8 +220,12 @@ class Cgroup:
 
     def join(self) -> None:
         """Move the calling process into the cgroup (run in the child before exec)."""
-        for path in self.paths.values():
-            _write(path / "cgroup.procs", "0")
+        for controller, path in self.paths.items():
+            if controller == V1_SHARES:
+                with contextlib.suppress(OSError):  # a help, not a limit (`create`)
+                    _write(path / "cgroup.procs", "0")
+            else:
+                _write(path / "cgroup.procs", "0")
 
     def pids(self) -> list[int]:
         """Return the processes now in the cgroup."""

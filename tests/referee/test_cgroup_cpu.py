@@ -42,3 +42,25 @@ def test_a_bots_cgroup_has_a_cpu_group_of_its_own() -> None:
         group.kill_all()
         group.remove()
     assert not any(path.exists() for path in group.paths.values())
+
+
+def test_a_cpu_group_that_cannot_be_made_leaves_the_bot_its_limits(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the cpu group shares the CPU out; the bot's limits are the others': without it, a
+    # bot must still start with them rather than fall back to rlimits
+    parents = {c: tmp_path / c for c in (*limits.V1_CONTROLLERS, limits.V1_SHARES)}
+    for parent in parents.values():
+        parent.mkdir()
+    refused, mkdir = parents[limits.V1_SHARES], Path.mkdir
+
+    def refusing(self: Path, mode: int = 0o777, parents_too: bool = False,
+                 exist_ok: bool = False) -> None:
+        if self.parent == refused:
+            raise PermissionError(13, "refused", str(self))
+        mkdir(self, mode, parents_too, exist_ok)
+
+    monkeypatch.setattr(limits, "_v1_parents", lambda: parents)
+    monkeypatch.setattr(Path, "mkdir", refusing)
+    group = Cgroup.create(Enforcer.CGROUP_V1, "no-shares", Limits())
+    assert set(group.paths) == set(limits.V1_CONTROLLERS)
+    group.remove()
