@@ -449,16 +449,16 @@ class Referee:
             owner = self._owner(peer)
             hello = self._read_hello(owner, peer, frames)
             if hello is None or owner is None:
-                if owner is not None and owner.junk > HELLO_JUNK and owner.token in pending:
-                    owner.failure = (f"flood: {owner.junk} messages before its hello, none a "
-                                     f"hello (limit {HELLO_JUNK})")
-                    refused.append(pending.pop(owner.token))
+                if owner is not None:
+                    refused += self._over_junk(owner, pending)
                 continue
             bot = pending.get(hello.token)
             if hello.token in owner.retired:
                 log.info("%s: dropped the hello of an earlier process", owner.spec.name)
             elif bot is not owner:
                 self._refuse_hello(owner, peer, hello)
+                owner.junk += 1
+                refused += self._over_junk(owner, pending)
             elif hello.protocol != PROTOCOL_VERSION:
                 stated = str(hello.protocol)  # a bot's number: up to 4,300 digits, cut
                 stated = stated if len(stated) <= VERSION_CHARS else \
@@ -478,6 +478,16 @@ class Referee:
                     max_message_bytes=MAX_MESSAGE_BYTES, referee=f"arena {__version__}")))
                 log.info("%s: connected (version %r)", bot.spec.name, bot.version)
         return refused
+
+    def _over_junk(self, owner: RosterBot, pending: dict[str, RosterBot]) -> list[RosterBot]:
+        """[owner] when it is pending and sent more than `HELLO_JUNK` messages that were no
+        hello of its own (then out at once), else []. Only where its endpoint is its alone:
+        over tcp any local process could put a bot out by sending them on its endpoint."""
+        if owner.junk <= HELLO_JUNK or owner.token not in pending or not self._private(owner):
+            return []
+        owner.failure = (f"flood: {owner.junk} messages before its hello, none a hello with "
+                         f"its token (limit {HELLO_JUNK})")
+        return [pending.pop(owner.token)]
 
     def _over_connections(self, pending: dict[str, RosterBot]) -> list[RosterBot]:
         """The pending bots whose endpoint refused a connection: a process opens one, and
@@ -546,7 +556,7 @@ class Referee:
             else:
                 message = decode_bot(frame)
         except WireError as exc:
-            self._junk(owner, f"dropped an invalid message on %s's endpoint: {exc}")
+            self._junk(owner, "dropped an invalid message on %s's endpoint: %s", exc)
             return None
         if not isinstance(message, Hello):
             self._junk(owner, "dropped a message on %s's endpoint from a peer without a seat "
@@ -555,11 +565,11 @@ class Referee:
         return message
 
     @staticmethod
-    def _junk(owner: RosterBot, what: str) -> None:
+    def _junk(owner: RosterBot, what: str, *args: object) -> None:
         """Count a message on `owner`'s endpoint that was no hello; log the first few."""
         owner.junk += 1
         if owner.junk <= HELLO_JUNK_LOGGED:
-            log.warning(what, owner.spec.name)
+            log.warning(what, owner.spec.name, *args)
         elif owner.junk == HELLO_JUNK_LOGGED + 1:
             log.warning("%s: more messages that are no hello on its endpoint; dropped, not "
                         "logged", owner.spec.name)
