@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
+from arena.referee.botlog import BotLog, drain
 from arena.referee.limits import Cgroup, Enforcer, Limits, set_rlimits
 from arena.referee.sandbox import Isolation, Launch, bwrap_launch, plain_launch
 
@@ -238,59 +238,6 @@ class Confinement:
     network: bool = False
 
 
-class _Log:
-    """A bot's log file, shared by every copy of the bot in a run (one file per bot).
-
-    Only whole lines are written, each in one append, so copies run by different workers
-    never cut each other's lines; the cap counts the file's size, so it holds for all of
-    them together.
-    """
-
-    def __init__(self, path: Path, cap: int) -> None:
-        self.cap = cap
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        self._lock = threading.Lock()
-        self.capped = False
-
-    def write(self, data: bytes) -> None:
-        with self._lock:
-            if self.capped or self._fd < 0:
-                return
-            room = self.cap - os.fstat(self._fd).st_size
-            if room <= 0 or len(data) > room:
-                data = data[:max(0, room)] + (
-                    f"\n[arena: log capped at {self.cap} bytes; the rest is discarded]\n"
-                    .encode())
-                self.capped = True
-            os.write(self._fd, data)
-
-    def close(self) -> None:
-        with self._lock:
-            if self._fd >= 0:
-                os.close(self._fd)
-                self._fd = -1
-
-
-def _drain(pipe: IO[bytes], out: _Log) -> None:
-    partial = b""
-    while chunk := pipe.read1(1 << 16):  # type: ignore[attr-defined]
-        if out.capped:
-            continue  # keep reading: a bot blocked on a full pipe would stall its game
-        cut = chunk.rfind(b"\n") + 1
-        if cut:
-            out.write(partial + chunk[:cut])
-            partial = chunk[cut:]
-        else:
-            partial += chunk
-        if len(partial) > 1 << 16:  # a very long line: write it in pieces
-            out.write(partial)
-            partial = b""
-    if partial and not out.capped:
-        out.write(partial + b"\n")
-    pipe.close()
-    out.close()
-
-
 class BotProcess:
     """One running bot process and the thread draining its output."""
 
@@ -306,7 +253,7 @@ class BotProcess:
         self.sandboxed = confinement is not None and confinement.isolation.bwrap is not None
         self._seen: dict[int, str] = {}
         launch = _launch(cmd, env, cwd, confinement)
-        self._log = _Log(log_path, log_cap)  # first: a log that cannot open starts nothing
+        self._log = BotLog(log_path, log_cap)  # first: a log that cannot open starts nothing
         self.cgroup = _cgroup(name, confinement)
         limits = confinement.isolation.limits if confinement is not None else None
         enforcer = confinement.isolation.enforcer if confinement else Enforcer.RLIMIT
@@ -324,7 +271,9 @@ class BotProcess:
                 self.cgroup.remove()
             raise
         assert self._proc.stdout is not None
-        self._drainer = threading.Thread(target=_drain, args=(self._proc.stdout, self._log),
+        self._stopping = threading.Event()
+        self._drainer = threading.Thread(target=drain, args=(self._proc.stdout, self._log,
+                                                             self._stopping),
                                          name=f"log-{name}", daemon=True)
         self._drainer.start()
         _LIVE.add(self)
@@ -399,6 +348,7 @@ class BotProcess:
             self.cgroup.kill_all()
         self._proc.wait()
         _kill_seen(self._seen)
+        self._stopping.set()  # a drainer held back past the log's cap takes the rest now
         self._drainer.join(timeout=2.0)
         if self in _LIVE:
             _LIVE.discard(self)
