@@ -40,6 +40,10 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_ladder_run_refreshes_the_report(ladder: Path) -> None:
     index = (ladder / "report" / "index.html").read_text()
     assert 'data-testid="ladder"' in index and 'data-testid="history-plot"' in index
+    # the table says what its rating is, as the tournament's does
+    note = index[index.index('data-testid="ladder-rating-note"'):]
+    assert " ".join(note[:note.index("</p>")].split()).startswith(
+        'data-testid="ladder-rating-note">Rating: Plackett-Luce fit of whole placings')
     assert len(list((ladder / "report" / "data").glob("*/public.js"))) == 12
 
 
