@@ -16,7 +16,7 @@ import shlex
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -122,6 +122,21 @@ class TournamentConfig:
     """The batch rater of the final table (`rating:`, a name in `ratings.RATERS`)."""
     warnings: tuple[str, ...] = ()
     """What the file asks for that has no effect (`source:line: what`): a run goes on."""
+    inert: tuple[str, ...] = ()
+    """Fingerprinted keys that change nothing in this file (`rounds` where the format reads
+    none): a run under way goes on when only they differ from its first file's."""
+
+    def adopting(self, first: Mapping[str, Any]) -> TournamentConfig | None:
+        """This file with the `inert` keys' values of the file a run began with (`first`,
+        its fingerprinted keys), where they are all that differ; else None. Removing
+        `rounds` as its warning says it changes nothing stopped `--resume` of that run."""
+        if not self.inert or self.scored is None:
+            return None
+        raw = {k: v for k, v in self.scored.items() if k not in self.inert}
+        if raw != {k: v for k, v in first.items() if k not in self.inert}:
+            return None
+        raw.update({k: first.get(k) for k in self.inert})
+        return replace(self, scored=raw, fingerprint=_fingerprint(raw))
 
     def fingerprint_without(self, names: set[str]) -> str:
         """The fingerprint this file would have without the bots `names` (a bot that entered
@@ -340,6 +355,7 @@ class _Builder:
             return None
         raw = {k: _plain(doc.get(k)) for k in TOP_KEYS if k not in UNSCORED}
         fingerprint = _fingerprint(raw)
+        ignored = self._rounds_ignored(fmt, table, len(bots))
         return TournamentConfig(
             name=name, game=game, rules=rules, table=table, format=fmt, rounds=rounds,
             games_per_pairing=gpp, time=time, faults=faults, concurrency=concurrency,
@@ -348,7 +364,8 @@ class _Builder:
             bye_points=bye, fingerprint=fingerprint, source=self.p.source,
             bot_lines=bot_lines, transport=transport, sandbox=sandbox, max_bots=bound,
             pin_workers=pinned, cluster=cluster, bot_files=bot_files, scored=raw, rating=rating,
-            warnings=(*self.unused, *self._rounds_unused(fmt, table, len(bots))),
+            warnings=(*self.unused, *self._rounds_unused(ignored)),
+            inert=("rounds",) if ignored is not None else (),
         )
 
     # scalars -------------------------------------------------------------------------
@@ -622,12 +639,21 @@ class _Builder:
             self.p.add(item.line_of("name"), f"bot name {name!r} must be {rule}")
         return False
 
-    def _rounds_unused(self, fmt: Format, table: TableSize, bots: int) -> tuple[str, ...]:
-        """A warning, at the line of `rounds`, where the format's schedule does not read it
-        (as `pairing.round_robin` and `pairing.gauntlet` build theirs): an organiser who
-        wrote `rounds: 7` expected seven rounds and got another count without a word."""
-        if "rounds" not in self.doc or fmt is Format.SWISS:
+    def _rounds_unused(self, why: str | None) -> tuple[str, ...]:
+        """A warning, at the line of `rounds`, where the format's schedule does not read it:
+        an organiser who wrote `rounds: 7` expected seven rounds and got another count
+        without a word."""
+        if "rounds" not in self.doc or why is None:
             return ()
+        return (f"{self.p.source}:{self.doc.line_of('rounds')}: 'rounds' has no effect: "
+                f"{why} (each table 'games_per_pairing' times)",)
+
+    @staticmethod
+    def _rounds_ignored(fmt: Format, table: TableSize, bots: int) -> str | None:
+        """Why the format's schedule reads no `rounds` (as `pairing.round_robin` and
+        `pairing.gauntlet` build theirs), or None where it does."""
+        if fmt is Format.SWISS:
+            return None
         if fmt is Format.GAUNTLET:
             why = "a gauntlet plays each challenger against the whole field, in as many " \
                   "rounds as that takes"
@@ -637,9 +663,8 @@ class _Builder:
         elif bots <= table.size:
             why = f"the {count_of(bots, 'bot')} fit one table, the whole round-robin"
         else:
-            return ()
-        return (f"{self.p.source}:{self.doc.line_of('rounds')}: 'rounds' has no effect: "
-                f"{why} (each table 'games_per_pairing' times)",)
+            return None
+        return why
 
     def _no_bots(self, fmt: Format, table: TableSize | None) -> None:
         """One line for a tournament file without bots (`bots:` missing, empty or null),

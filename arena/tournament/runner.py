@@ -237,8 +237,7 @@ class Runner:
         for sub in ("replays", "logs") if create else ():
             (self.out / sub).mkdir(parents=True, exist_ok=True)
         try:
-            return Store.open(self.out, self.config.fingerprint, self.config.name,
-                              create=create, existing=self.resume)
+            return self._open_store(create)
         except OtherRun as exc:
             changed = summary(exc.scored, self.config.scored or {}) if exc.scored else ""
             if not changed:
@@ -247,6 +246,21 @@ class Runner:
                              "only with the file it began with; who plays changes with "
                              "--withdraw BOT, in any format, and --enter BOT, in a Swiss)"
                              ) from None
+
+    def _open_store(self, create: bool) -> Store:
+        try:
+            return Store.open(self.out, self.config.fingerprint, self.config.name,
+                              create=create, existing=self.resume)
+        except OtherRun as exc:
+            adopted = self.config.adopting(exc.scored) if exc.scored else None
+            if adopted is None:
+                raise
+        # only keys that change nothing differ (`rounds` added or removed where the format
+        # reads none): the run goes on under its first file's values
+        self.config = adopted
+        self.config = replace(adopted, fingerprint=self._fingerprint())
+        return Store.open(self.out, self.config.fingerprint, self.config.name,
+                          create=create, existing=self.resume)
 
     def _open(self) -> Store:
         store = self._store(create=True)

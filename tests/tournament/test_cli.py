@@ -403,3 +403,26 @@ def test_a_dry_run_of_a_resume_needs_the_run(runner: CliRunner, tmp_path: Path) 
     plain = runner.invoke(main, ["run", str(file), "--out", str(out), "--resume",
                                  "--dry-run", "--withdraw", "b0"])
     assert plain.exit_code == 1 and "holds no run" in plain.output
+
+
+@pytest.mark.parametrize(("first", "then"), [("rounds: 7\n", ""), ("", "rounds: 3\n")],
+                         ids=["removed", "added"])
+def test_a_rounds_that_changes_nothing_does_not_stop_a_resume(
+        runner: CliRunner, tmp_path: Path, first: str, then: str) -> None:
+    # its warning says it has no effect; removing it then made the run "another file's"
+    file = tmp_path / "t.yaml"
+    two = SMALL.replace("players_per_game: 4", "players_per_game: 2")
+    file.write_text(first + two)
+    out = tmp_path / "out"
+    Runner(load_config(file), out, concurrency=1, referee=FakeReferee).run()
+    file.write_text(then + two)
+    resumed = Runner(load_config(file), out, concurrency=1, resume=True,
+                     referee=FakeReferee).run()
+    assert resumed.games == 40
+    dry = runner.invoke(main, ["run", str(file), "--out", str(out), "--resume", "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    # a key that does change the run is still refused, rounds or not
+    file.write_text(then + two.replace("games_per_pairing: 4", "games_per_pairing: 2"))
+    refused = runner.invoke(main, ["run", str(file), "--out", str(out), "--resume"])
+    assert refused.exit_code == 1 and "games_per_pairing: 4 -> 2" in refused.output, \
+        refused.output
