@@ -126,7 +126,8 @@ class OrphaningReferee(FakeReferee):
         marker = out_of(replay) / "orphan"
         if replay is not None and replay.stem == VICTIM and not marker.exists():
             group = Cgroup.create(detect()[0], "orphan", Limits())
-            sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"],
+            # it waits for a signal, not for a time: only the coordinator's kill ends it
+            sleeper = subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()"],
                                        preexec_fn=group.join)
             marker.write_text(f"{os.getpid()} {sleeper.pid}")
             os._exit(3)
