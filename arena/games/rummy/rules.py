@@ -63,6 +63,16 @@ def _meld_problem(meld: tuple[str, ...], max_jokers: int) -> str | None:
     return meld_problem(meld, max_jokers)
 
 
+@lru_cache(maxsize=4)
+def _required_play(hand: tuple[str, ...], table: tuple[tuple[str, ...], ...], max_jokers: int,
+                   keep_table: bool) -> tuple[tuple[str, ...], ...] | None:
+    """`required_play`'s table, remembered: the referee asks twice of one position, for an
+    illegal draw (validate, then the default play) and for a built-in player's draw (the
+    default action, then validate), and each search may take up to ~0.2 s."""
+    found = required_play(hand, table, max_jokers, keep_table=keep_table)
+    return None if found is None else found.table
+
+
 @lru_cache(maxsize=8192)
 def _canonical(meld: tuple[str, ...]) -> tuple[str, ...]:
     return canonical(meld)
@@ -152,10 +162,9 @@ class RummyGame:
         return state.rules["opening"] == OPENING_MELD and not state.opened[seat]
 
     def _any_play(self, state: RummyState, seat: int) -> tuple[tuple[str, ...], ...] | None:
-        found = required_play(state.hands[seat], state.table,
+        return _required_play(tuple(state.hands[seat]), tuple(state.table),
                               int(state.rules["max_jokers_per_meld"]),
-                              keep_table=self._must_open(state, seat))
-        return None if found is None else found.table
+                              self._must_open(state, seat))
 
     def _check_play(self, state: RummyState, seat: int, play: Play) -> Counter[str]:
         """Return the cards the play takes from hand, or raise `IllegalAction`."""

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.core.errors import IllegalAction
-from arena.games.rummy import GAME, solver
+from arena.games.rummy import GAME, rules, solver
 from arena.games.rummy.actions import Draw
 from arena.games.rummy.dp import OutOfBudget
 from arena.games.rummy.moves import simple_plays
@@ -109,9 +109,34 @@ def test_a_draw_is_refused_when_the_search_finds_a_play() -> None:
     check_solution(DEEP_HAND, DEEP_TABLE, found.table, 1)
 
 
+def test_the_referee_searches_a_position_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An illegal draw is validated, then replaced by the default play; a built-in player's
+    draw is chosen, then validated: each asks twice of one position, and one search may take
+    ~0.2 s of the referee's time."""
+    searches: list[int] = []
+
+    def counted(*args: object, **kwargs: object) -> solver.Solution | None:
+        searches.append(1)
+        return required_play(*args, **kwargs)  # type: ignore[arg-type]
+
+    rules._required_play.cache_clear()
+    monkeypatch.setattr(rules, "required_play", counted)
+    state = scenario([DEEP_HAND, ["AS"]], DEEP_TABLE, draw_when_able=False)
+    with pytest.raises(IllegalAction):
+        GAME.validate(state, 0, Draw())
+    play = GAME.default_action(state, 0)
+    GAME.validate(state, 0, play)
+    assert len(searches) == 1
+    stuck = scenario([["2C", "KD"], ["2S"]], DEEP_TABLE, draw_when_able=False)
+    assert GAME.default_action(stuck, 0) == Draw()
+    GAME.validate(stuck, 0, Draw())
+    assert len(searches) == 2
+
+
 def test_a_position_the_bound_cannot_settle_lets_the_seat_draw(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(solver, "CHECK_NODES", 1)
+    rules._required_play.cache_clear()  # an earlier test's answer was found with the full bound
     with pytest.raises(OutOfBudget):
         first_play(DEEP_HAND, DEEP_TABLE, 1, node_limit=1)
     assert required_play(DEEP_HAND, DEEP_TABLE, 1) is None
