@@ -258,10 +258,11 @@ class BotProcess:
         limits = confinement.isolation.limits if confinement is not None else None
         enforcer = confinement.isolation.enforcer if confinement else Enforcer.RLIMIT
         try:
-            with _forking():
+            with _forking(), launch.spawn() as (argv, fds):
                 self._proc = subprocess.Popen(
-                    launch.argv, cwd=launch.cwd, env=launch.env, stdin=subprocess.DEVNULL,
+                    argv, cwd=launch.cwd, env=launch.env, stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                    pass_fds=fds,
                     preexec_fn=_child_setup(os.getpid(), self.cgroup, limits,
                                             Enforcer.RLIMIT if self.cgroup is None and limits
                                             else enforcer))

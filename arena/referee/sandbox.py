@@ -10,6 +10,7 @@ machine without bubblewrap), which `auto` falls back to loudly.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
@@ -17,7 +18,7 @@ import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -147,8 +148,34 @@ class Launch:
     """How to start one bot: argv, environment and working directory for Popen."""
 
     argv: list[str]
+    """Everything the program is given; `spawn` says how it is given."""
     env: dict[str, str]
     cwd: str | None
+    sandboxed: bool = False
+    """`argv` is bubblewrap's: its options, `--`, then the bot's command."""
+
+    @contextlib.contextmanager
+    def spawn(self) -> Iterator[tuple[list[str], tuple[int, ...]]]:
+        """Yield the command line and the descriptors Popen passes (`pass_fds`).
+
+        bubblewrap's options go on a descriptor (`--args`), not on its command line: its
+        copy is the bot's pid 1, whose /proc/1/cmdline any bot reads, and there the options
+        named every host path bound or masked (the run's endpoint directory, the other
+        bots' directories, the runtime's). bubblewrap closes it once read."""
+        if not self.sandboxed:
+            yield self.argv, ()
+            return
+        end = self.argv.index("--")
+        data = b"".join(os.fsencode(arg) + b"\0" for arg in self.argv[1:end])
+        fd = os.memfd_create("bwrap-args", os.MFD_CLOEXEC)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.lseek(fd, 0, os.SEEK_SET)
+            yield [self.argv[0], "--args", str(fd), *self.argv[end:]], (fd,)
+        finally:
+            os.close(fd)
 
 
 def plain_launch(argv: Sequence[str], env: Mapping[str, str], cwd: str | None) -> Launch:
@@ -200,7 +227,7 @@ def bwrap_launch(bwrap: str, argv: Sequence[str], env: Mapping[str, str], cwd: s
              "--chdir", str(Path(cwd).resolve()) if cwd else "/tmp", "--"]
     clean = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
     clean.update({"HOME": "/tmp", "TMPDIR": "/tmp", **env})
-    return Launch(args + argv, clean, None)
+    return Launch(args + argv, clean, None, sandboxed=True)
 
 
 def shared_caches() -> None:

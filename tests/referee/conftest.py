@@ -21,7 +21,8 @@ def bwrap() -> str:
 
 def sandboxed_output(launch: Launch) -> str:
     """What a launched bot prints (stripped), asserting that it exited with status 0."""
-    done = subprocess.run(launch.argv, env=launch.env, cwd=launch.cwd, capture_output=True,
-                          text=True, check=False)
+    with launch.spawn() as (argv, fds):
+        done = subprocess.run(argv, env=launch.env, cwd=launch.cwd, capture_output=True,
+                              text=True, check=False, pass_fds=fds)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()

@@ -90,6 +90,7 @@ def test_a_second_hello_wins_nothing_and_is_an_alarm(tmp_path: Path) -> None:
 def test_no_seed_and_no_run_directory_to_snoop(tmp_path: Path) -> None:
     outcome = play_attack("snoop", tmp_path)
     assert found(outcome, "0 seed hints")
+    assert found(outcome, "0 command lines naming host paths")
     assert found(outcome, "run directory visible: False")
     assert_neighbours_unharmed(outcome)
 

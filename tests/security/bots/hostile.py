@@ -78,6 +78,13 @@ def thief() -> None:
     hello_on(os.environ["ARENA_ENDPOINT"], "guessed-" + os.urandom(8).hex())
 
 
+def read_or_empty(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
 def snoop() -> None:
     hits = []
     for path in Path("/proc").glob("[0-9]*/cmdline"):
@@ -92,6 +99,10 @@ def snoop() -> None:
             if target.endswith((".jsonl", ".sqlite", ".salt")):
                 hits.append(target)
     found(f"{len(hits)} seed hints {hits[:3]}")
+    # pid 1 is bubblewrap's: its options would name the host paths it binds and masks
+    named = [path.parent.name for path in Path("/proc").glob("[0-9]*/cmdline")
+             if b"--ro-bind" in read_or_empty(path) or b"--tmpfs" in read_or_empty(path)]
+    found(f"{len(named)} command lines naming host paths {named[:3]}")
     secret = os.environ.get("ZOO_RUNDIR", "/nonexistent")
     found(f"run directory visible: {os.path.exists(secret)}")
 
