@@ -456,8 +456,8 @@ class Referee:
             if hello.token in owner.retired:
                 log.info("%s: dropped the hello of an earlier process", owner.spec.name)
             elif bot is not owner:
-                self._refuse_hello(owner, peer, hello)
                 owner.junk += 1
+                self._refuse_hello(owner, peer, hello)
                 refused += self._over_junk(owner, pending)
             elif hello.protocol != PROTOCOL_VERSION:
                 stated = str(hello.protocol)  # a bot's number: up to 4,300 digits, cut
@@ -523,8 +523,10 @@ class Referee:
         where = (f"{detail} on {owner.spec.name}'s endpoint (claimed name "
                  f"{printable(hello.name, VERSION_CHARS)!r})")
         if sender is None and not self._private(owner):
-            # anyone on the machine can reach a tcp (or unsandboxed) endpoint
-            log.warning("%s (reachable by any local process: not held against it)", where)
+            # anyone on the machine can reach a tcp (or unsandboxed) endpoint: logged as
+            # junk is, the first few (unbounded, a local process filled the referee's log)
+            self._log_junk(owner, "%s: %s (reachable by any local process: not held against "
+                              "it)", where)
         else:
             self._alarm((sender or owner).spec.name, kind, where)
         if sender is None and owner.peer is None and not owner.failure:
@@ -544,7 +546,7 @@ class Referee:
             log.warning("dropped a message from unknown peer %s", peer.hex())
             return None
         if peer == owner.peer:
-            log.warning("%s: dropped a message sent between games", owner.spec.name)
+            self._junk(owner, "%s: dropped a message sent between games")
             return None
         frame = frames[0] if len(frames) == 1 else None
         try:
@@ -564,10 +566,16 @@ class Referee:
             return None
         return message
 
-    @staticmethod
-    def _junk(owner: RosterBot, what: str, *args: object) -> None:
+    @classmethod
+    def _junk(cls, owner: RosterBot, what: str, *args: object) -> None:
         """Count a message on `owner`'s endpoint that was no hello; log the first few."""
         owner.junk += 1
+        cls._log_junk(owner, what, *args)
+
+    @staticmethod
+    def _log_junk(owner: RosterBot, what: str, *args: object) -> None:
+        """Log what came on `owner`'s endpoint before its hello while its count of such
+        messages (`junk`) is within `HELLO_JUNK_LOGGED`, then once that more came."""
         if owner.junk <= HELLO_JUNK_LOGGED:
             log.warning(what, owner.spec.name, *args)
         elif owner.junk == HELLO_JUNK_LOGGED + 1:

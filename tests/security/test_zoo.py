@@ -426,6 +426,24 @@ def test_alarm_after_alarm_is_kept_within_bounds(tmp_path: Path) -> None:
     assert_neighbours_unharmed(outcome)
 
 
+def test_hellos_any_process_could_forge_are_logged_within_bounds(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # over tcp any local process reaches a bot's endpoint: a forged hello is not held against
+    # the bot, and each was logged, without limit (a flood filled the referee's log)
+    hellos = 40
+    with caplog.at_level(logging.WARNING, logger="arena.referee"):
+        outcome = play_attack("hello_spam", tmp_path, endpoint=LOOPBACK_TCP,
+                              env={"ZOO_HELLOS": str(hellos)})
+    lines = [r.getMessage() for r in caplog.records if r.name == "arena.referee"]
+    forged = [line for line in lines if "an unknown token on attacker's endpoint" in line]
+    assert len(forged) == HELLO_JUNK_LOGGED, lines
+    assert max(len(line) for line in forged) < 1_000  # the 100 KB names are cut
+    assert sum("more messages that are no hello" in line for line in lines) == 1, lines
+    assert "alarms" not in outcome.record.details
+    assert outcome.record.seats[0].forfeit is None  # its own hello came after: it plays
+    assert_neighbours_unharmed(outcome)
+
+
 def test_a_bot_has_no_privilege_namespace_or_environment_beyond_its_own(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """docs/security.md's privileges, limits, environment and scratch, as the bot sees them."""
