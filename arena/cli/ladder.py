@@ -32,7 +32,7 @@ from arena.ladder.run import Budget, LadderBusy, LadderRun, ladder_lock
 from arena.ladder.store import Row, Snapshot
 from arena.referee.spec import BotSpec
 from arena.tournament.config import MAX_CONCURRENCY, bot_problems
-from arena.tournament.outputs import markdown
+from arena.tournament.outputs import markdown, rating_texts
 from arena.tournament.runner import Progress
 
 BUSY = 75
@@ -304,7 +304,9 @@ def print_standings(directory: Path, fmt: str, all_versions: bool,
     elif fmt == "csv":
         click.echo(_csv([r.to_json() for r in rows], COLUMNS), nl=False)
     else:
-        text = [_cells(r) for r in rows[:limit]]
+        shown = rows[:limit]
+        ratings = rating_texts([(r.rating, r.interval) for r in shown])
+        text = [_cells(r, rating) for r, rating in zip(shown, ratings, strict=True)]
         header = ["#", "bot", "rating ±95%", "games", "win%", "place", "F/T/X", "last game",
                   "trend"]
         if fmt == "md":
@@ -322,10 +324,7 @@ def print_standings(directory: Path, fmt: str, all_versions: bool,
         console.print(out)
 
 
-def _cells(row: Row) -> list[str]:
-    rating = "-" if row.rating is None else (
-        f"{row.rating:.0f} ± {row.interval:.0f}" if row.interval is not None
-        else f"{row.rating:.0f}")
+def _cells(row: Row, rating: str) -> list[str]:
     return [str(row.rank), f"{row.bot}@{row.version}", rating, str(row.games),
             "-" if row.win_rate is None else f"{row.win_rate:.0%}",
             "-" if row.mean_placing is None else f"{row.mean_placing:.2f}",

@@ -17,7 +17,7 @@ from arena.core.game import Json
 from arena.tournament.pairing import RoundPlan
 from arena.tournament.ratings import MODELS, ONLINE
 from arena.tournament.settings import Settings
-from arena.tournament.standings import Row, Standings
+from arena.tournament.standings import Standings
 from arena.tournament.store import RUN_ADVICE, Advice, Store, StoredGame
 
 CSV_COLUMNS = ("rank", "bot", "games", "points", "score", "byes", "buchholz", "sb", "elo",
@@ -160,28 +160,39 @@ def standings_rows(table: Standings) -> list[list[str]]:
     # what every cell holds, the caption which model (`standings_caption`)
     out = [["#", "bot", "games", "points", *extra, "rating ±95%" if fitted else "rating",
             *(["LOS"] if fitted else []), "place", "F/T/X"]]
-    for row in table.rows:
+    for row, rating in zip(table.rows, _rating_cells(table, fitted), strict=True):
         cells = {"pts/game": f"{row.points / row.games:.2f}" if row.games else "-",
                  "Buch.": f"{row.buchholz:g}", "byes": str(row.byes),
                  "fw": str(row.forfeit_wins)}
         los = [f"{row.los_next:.0%}" if row.los_next is not None else "-"] if fitted else []
         out.append([str(row.rank), row.bot + (" (withdrawn)" if row.withdrawn else ""),
                     str(row.games), f"{row.points:g}", *(cells[c] for c in extra),
-                    _rating_cell(row, fitted), *los,
+                    rating, *los,
                     f"{row.mean_placing:.2f}" if row.mean_placing is not None else "-",
                     f"{row.faults}/{row.timeouts}/{row.forfeits}"])
     return out
 
 
-def _rating_cell(row: Row, fitted: bool) -> str:
+def rating_texts(pairs: Sequence[tuple[float | None, float | None]]) -> list[str]:
+    """Each (rating, interval) as a cell: "-" without a rating, the rating alone without an
+    interval; padded to the column's widest, so that a right-justified column lines up its
+    ± signs (it put "1892 ± 85" one place right of "2003 ± 124")."""
+    texts = [(None if r is None else f"{r:.0f}", None if i is None else f"{i:.0f}")
+             for r, i in pairs]
+    rw = max((len(r) for r, _ in texts if r is not None), default=0)
+    iw = max((len(i) for r, i in texts if r is not None and i is not None), default=0)
+    return ["-" if r is None else f"{r:>{rw}} ± {i:>{iw}}" if i is not None
+            else f"{r:>{rw}}" + " " * (iw + 3 if iw else 0) for r, i in texts]
+
+
+def _rating_cells(table: Standings, fitted: bool) -> list[str]:
     """The fit's rating with its interval in a fitted table (a bot the fit did not rate,
     with no game, gets "-", never the online rating beside the fit's), else the online
     rating."""
     if not fitted:
-        return f"{row.elo:.0f}"
-    if row.fit_elo is None or row.interval is None:
-        return "-"
-    return f"{row.fit_elo:.0f} ± {row.interval:.0f}"
+        return [f"{row.elo:.0f}" for row in table.rows]
+    return rating_texts([(None, None) if row.fit_elo is None or row.interval is None
+                         else (row.fit_elo, row.interval) for row in table.rows])
 
 
 def _ranking_columns(table: Standings) -> list[str]:

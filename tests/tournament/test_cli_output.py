@@ -5,6 +5,7 @@ that never cut a name at 80 columns, status 130 on Ctrl-C."""
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from arena.cli.run import _LiveView, _ProgressLines, render_table
 from arena.core.game import Termination
 from arena.core.record import GameRecord, SeatRecord
 from arena.tournament.config import load_config
+from arena.tournament.outputs import rating_texts
 from arena.tournament.ratings import Fit, Rating
 from arena.tournament.runner import Interrupted, Progress, Runner
 from arena.tournament.standings import Row, Standings
@@ -333,3 +335,26 @@ def test_a_bot_the_fit_did_not_rate_shows_no_rating_beside_the_fits() -> None:
     out.print(render_table(Standings((rated, unrated), fit, 3, model="plackett-luce"), "t"))
     lines = out.file.getvalue().splitlines()  # type: ignore[attr-defined]
     assert "1550 ± 80" in lines[3] and "1500" not in lines[4] and lines[4].split()[4] == "-"
+
+
+def test_the_plus_minus_signs_of_the_rating_column_line_up() -> None:
+    # right-justified cells put "1892 ± 85" one place right of "2003 ± 124"
+    names = ("a", "b", "c")
+    values = ((2003.0, 124.0), (1892.0, 85.0), (987.0, 9.0))
+    rows = tuple(Row(n, rank=i + 1, games=16, points=40 - i, fit_elo=e, interval=w)
+                 for i, (n, (e, w)) in enumerate(zip(names, values, strict=True)))
+    fit = Fit({n: Rating(n, e, w / 2, w) for n, (e, w) in zip(names, values, strict=True)},
+              {n: {} for n in names}, 1, (names,))
+    out = Console(file=io.StringIO(), width=80)
+    out.print(render_table(Standings(rows, fit, 16, model="plackett-luce"), "t"))
+    text = out.file.getvalue()  # type: ignore[attr-defined]
+    lines = [line for line in text.splitlines() if re.search(r"\d ± +\d", line)]
+    assert len(lines) == 3 and len({line.index("±") for line in lines}) == 1, lines
+    assert "1892 ±  85" in lines[1] and " 987 ±   9" in lines[2]
+
+
+def test_rating_cells_pad_to_the_column_with_or_without_an_interval() -> None:
+    # the ladder's table mixes them: a version with too few games has no interval
+    cells = rating_texts([(2003.4, 124.0), (987.0, 9.2), (1500.0, None), (None, None)])
+    assert cells == ["2003 ± 124", " 987 ±   9", "1500      ", "-"]
+    assert rating_texts([(1500.0, None), (2001.0, None)]) == ["1500", "2001"]
