@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import time
-import webbrowser
 from pathlib import Path
 
 import click
@@ -17,6 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from arena.cli.browser import open_graphical
 from arena.cli.ladder import print_standings
 from arena.cli.ui import console, err_console
 from arena.core.words import count_of
@@ -35,8 +35,9 @@ from arena.tournament.standings import Standings
               help="html: the static site; md: the standings and the crosstable as Markdown "
                    "tables on stdout (for a forum post or a CI summary).")
 @click.option("--open", "open_", is_flag=True,
-              help="Open the report in a web browser, and print its file:// address (or "
-                   "that no browser could be opened: then open that address elsewhere).")
+              help="Open the report in a graphical web browser, and print its file:// "
+                   "address (or that none could be opened: then open that address "
+                   "elsewhere). A text browser (lynx, w3m, links) is never started.")
 def report(directory: Path, out: Path | None, fmt: str, open_: bool) -> None:
     """Write a static report of the tournament in DIRECTORY: standings with rating
     intervals, the crosstable, a page per bot, the game list and a replay viewer.
@@ -133,21 +134,22 @@ def views_summary(built: Built) -> str:
 
 
 def open_page(page: Path, query: str = "") -> None:
-    """Open `page` in a web browser and say so with its address, or say that none could be
-    opened: on a machine with no browser (a server over ssh) `webbrowser` opens nothing and
-    says nothing, and the user is left waiting for a window; the whole file:// address is
-    what they copy into a browser elsewhere (the path printed before may be relative)."""
+    """Open `page` in a graphical web browser and say so with its address, or say that none
+    could be opened: on a machine with no browser (a server over ssh) `webbrowser` opens
+    nothing and says nothing, and the user is left waiting for a window; where its only
+    browsers are text browsers, it started one in this terminal (`arena.cli.browser`).
+    The whole file:// address is what they copy into a browser elsewhere (the path
+    printed before may be relative)."""
     url = page.resolve().as_uri() + query
-    try:
-        opened = webbrowser.open(url)
-    except webbrowser.Error:  # a BROWSER variable naming no usable browser
-        opened = False
-    if opened:
-        console.print(f"Opened in a web browser: {url}", soft_wrap=True, markup=False,
-                      highlight=False)
+    result = open_graphical(url)
+    if result.opened:
+        said = "Opened in a web browser: "
+    elif result.skipped:
+        said = (f"No graphical web browser found here (not opened in "
+                f"{' or '.join(result.skipped)}, which would take over this terminal); open ")
     else:
-        console.print(f"No web browser could be opened here; open {url}", soft_wrap=True,
-                      markup=False, highlight=False)
+        said = "No web browser could be opened here; open "
+    console.print(said + url, soft_wrap=True, markup=False, highlight=False)
 
 
 @click.command(short_help="Write the replay viewer for FILE (a replay .jsonl) and open it.")

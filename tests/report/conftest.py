@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import webbrowser
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -67,3 +68,39 @@ def page(browser: Any) -> Iterator[Any]:
     yield opened
     opened.close()
     assert errors == []
+
+
+class FakeBrowsers:
+    """Programs standing in for browsers, alone on PATH, with no display: each records
+    its name and arguments in `log` when it is started, and exits with the given code."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.log = folder / "started.log"
+
+    def add(self, name: str, code: int = 0) -> Path:
+        program = self.folder / name
+        program.write_text(f'#!/bin/sh\necho "{name} $*" >> "{self.log}"\nexit {code}\n')
+        program.chmod(0o755)
+        return program
+
+    def started(self) -> list[str]:
+        return self.log.read_text().splitlines() if self.log.is_file() else []
+
+
+@pytest.fixture
+def fake_browsers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeBrowsers:
+    """No real browser is reachable: PATH holds only the fakes, there is no display, and
+    webbrowser's registry is made afresh from this environment (it is kept per process)."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    monkeypatch.setenv("PATH", str(folder))
+    monkeypatch.setenv("TERM", "xterm")  # webbrowser registers text browsers under a TERM
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(webbrowser, "_browsers", {})
+    monkeypatch.setattr(webbrowser, "_tryorder", None)
+    monkeypatch.setattr(webbrowser, "_os_preferred_browser", None)
+    return FakeBrowsers(folder)
+
+

@@ -6,14 +6,13 @@ import html
 import json
 import re
 import shutil
-import webbrowser
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from tests.report.conftest import play
+from tests.report.conftest import FakeBrowsers, play
 
 
 def test_run_writes_the_report_and_no_page_holds_the_salt(finished_run: Path) -> None:
@@ -156,28 +155,62 @@ def test_a_comparisons_report_leads_with_its_verdict(runner: CliRunner,
 
 @pytest.mark.parametrize("opens", [True, False])
 def test_open_says_where_the_page_is_with_or_without_a_browser(
-        runner: CliRunner, finished_run: Path, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch, opens: bool) -> None:
+        runner: CliRunner, finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        fake_browsers: FakeBrowsers, opens: bool) -> None:
     # a headless machine has no browser: webbrowser.open returns False and shows nothing
-    asked: list[str] = []
-
-    def browser(url: str) -> bool:
-        asked.append(url)
-        return opens
-
-    monkeypatch.setattr(webbrowser, "open", browser)
+    monkeypatch.setenv("BROWSER", str(fake_browsers.add("gui", code=0 if opens else 1)))
     out = tmp_path / "site"
     result = runner.invoke(main, ["report", str(finished_run), "--out", str(out), "--open"])
     assert result.exit_code == 0, result.output
     url = (out / "index.html").resolve().as_uri()
-    assert asked == [url]
+    assert fake_browsers.started() == [f"gui {url}"]
     said = "Opened in a web browser: " if opens else "No web browser could be opened here; open "
     assert f"{said}{url}" in result.output.splitlines(), result.output
     replay = sorted((finished_run / "replays").glob("*.jsonl"))[0]
     result = runner.invoke(main, ["view", str(replay), "--out", str(tmp_path / "v")])
     assert result.exit_code == 0, result.output
     url = (tmp_path / "v" / "viewer.html").resolve().as_uri() + "?view=public"
-    assert asked[-1] == url and f"{said}{url}" in result.output.splitlines(), result.output
+    assert fake_browsers.started()[-1] == f"gui {url}", fake_browsers.started()
+    assert f"{said}{url}" in result.output.splitlines(), result.output
+
+
+@pytest.mark.parametrize("chosen", [None, "lynx", "links %s"])
+def test_a_text_browser_is_never_started(
+        runner: CliRunner, finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        fake_browsers: FakeBrowsers, chosen: str | None) -> None:
+    # with no display the only browsers webbrowser knows are text browsers, and it ran the
+    # first of them in the foreground: the terminal was lynx's until the user quit it
+    for name in ("www-browser", "links", "elinks", "lynx", "w3m"):
+        fake_browsers.add(name)
+    if chosen is not None:  # the user's choice, as a name or a command line
+        monkeypatch.setenv("BROWSER", chosen)
+    out = tmp_path / "site"
+    result = runner.invoke(main, ["report", str(finished_run), "--out", str(out), "--open"])
+    assert result.exit_code == 0, result.output
+    assert fake_browsers.started() == []
+    url = (out / "index.html").resolve().as_uri()
+    [line] = [line for line in result.output.splitlines() if url in line]
+    assert line.startswith("No graphical web browser found here (not opened in ") and \
+        line.endswith(f", which would take over this terminal); open {url}"), line
+    assert all(name in line for name in ("www-browser", "lynx", "w3m")), line
+    replay = sorted((finished_run / "replays").glob("*.jsonl"))[0]
+    result = runner.invoke(main, ["view", str(replay), "--out", str(tmp_path / "v")])
+    assert result.exit_code == 0, result.output
+    assert "No graphical web browser found here" in result.output
+    assert fake_browsers.started() == []
+
+
+def test_a_graphical_browser_after_a_text_one_opens_the_page(
+        runner: CliRunner, finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        fake_browsers: FakeBrowsers) -> None:
+    fake_browsers.add("lynx")
+    monkeypatch.setenv("BROWSER", f"lynx:{fake_browsers.add('gui')}")
+    out = tmp_path / "site"
+    result = runner.invoke(main, ["report", str(finished_run), "--out", str(out), "--open"])
+    assert result.exit_code == 0, result.output
+    url = (out / "index.html").resolve().as_uri()
+    assert fake_browsers.started() == [f"gui {url}"]
+    assert f"Opened in a web browser: {url}" in result.output.splitlines(), result.output
 
 
 def _settings(index: Path) -> list[tuple[str, str]]:
