@@ -117,6 +117,9 @@ def read_replay(path: Path) -> Replay:
             kind = line["type"]
         except (ValueError, KeyError, TypeError) as exc:
             raise ArenaError(f"{path}:{number}: not a replay line ({exc})") from None
+        except RecursionError:  # json's decoder recurses once per level of nesting
+            raise ArenaError(f"{path}:{number}: not a replay line (nested too deeply to "
+                             "read)") from None
         if replay is None:
             if kind != "header":
                 raise ArenaError(f"{path}:{number}: a replay starts with a header line")

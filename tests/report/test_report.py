@@ -99,6 +99,15 @@ def test_bad_arguments_get_one_line(runner: CliRunner, tmp_path: Path) -> None:
         "(Expecting value: line 1 column 1 (char 0))"
 
 
+def test_a_replay_nested_too_deeply_gets_one_line(runner: CliRunner, tmp_path: Path) -> None:
+    # json's decoder recursed past Python's limit: a RecursionError and its traceback
+    nested = tmp_path / "nested.jsonl"
+    nested.write_text("[" * 100_000 + "\n")
+    result = runner.invoke(main, ["view", str(nested), "--no-open", "--out", str(tmp_path / "v")])
+    assert result.exit_code == 1, result.output
+    assert result.output == f"Error: {nested}:1: not a replay line (nested too deeply to read)\n"
+
+
 def test_an_unwritable_out_gets_one_line(runner: CliRunner, finished_run: Path,
                                          tmp_path: Path) -> None:
     blocker = tmp_path / "file"
