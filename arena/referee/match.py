@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from arena import __version__
 from arena.core.errors import GameError, MalformedAction
 from arena.core.game import Decision, Event, Game, Json, Outcome, Termination, with_forfeits
 from arena.core.record import Fault, FaultKind, ForfeitReason, GameRecord, SeatRecord
@@ -454,7 +455,10 @@ class _Match:
     def _header(self) -> None:
         if self.replay is not None:
             self.replay.write({
-                "type": "header", "format": 1, "game": self.game.info.id, "rules": self.rules,
+                "type": "header", "format": 1,
+                # arena added to format 1 as startup_ms was: the version that played the game,
+                # which the report shows (it is built later, perhaps by another version)
+                "arena": __version__, "game": self.game.info.id, "rules": self.rules,
                 "seed": self.seed, "players": len(self.seats),
                 "bots": [{"seat": s.seat, "name": s.player.name, "version": s.player.version,
                           "builtin": s.player.builtin} for s in self.seats],

@@ -23,6 +23,7 @@ from arena.ladder.store import ADVICE as LADDER_ADVICE
 from arena.referee.replay import Replay, read_replay
 from arena.referee.spec import TimeControl
 from arena.report.ladder import LadderData, is_ladder, load_ladder
+from arena.report.played import Header, Played, played, read_header
 from arena.tournament.outputs import read_run
 from arena.tournament.standings import Standings
 from arena.tournament.store import (
@@ -69,6 +70,8 @@ class RunData:
     """The ladder's own table and rating history, when the directory is a ladder."""
     comparison: Mapping[str, Json] | None = None
     """`arena compare`'s verdict and figures (its compare.json), when the run is one."""
+    played: Played | None = None
+    """The arena versions and the time controls the games were played under."""
 
     @property
     def versions(self) -> dict[str, str]:
@@ -97,27 +100,36 @@ def load_run(directory: Path) -> RunData:
         settings = _ladder_settings(directory)
     public = {k: v for k, v in settings.items() if "salt" not in k}
     name = str(settings.get("name") or directory.resolve().name)
-    env = _environment(ordered, entries, _stated_time(directory))
+    stated, finished = _stored(directory)
+    # oldest first: by when each game was stored (a ladder's rounds, a resumed run's games)
+    order = sorted(range(len(entries)), key=lambda i: (finished.get(entries[i].key, 0.0), i))
+    headers = [read_header(entries[i].replay) for i in order]
+    how = played(headers, [finished.get(entries[i].key) for i in order], stated, __version__)
+    env = _environment([ordered[i] for i in order], headers, how, stated)
     return RunData(directory, name, public, table, entries, env, ladder,
-                   _comparison(directory))
+                   _comparison(directory), how)
 
 
-def _stated_time(directory: Path) -> dict[str, Json]:
+def _stored(directory: Path) -> tuple[dict[str, Json], dict[str, float]]:
     """The time control the run's file stated, as stored with the results (`scored`: the
     file's keys as written, so what it left out is the default), for games whose replays
-    record less of it (before the start-up limit was recorded); {} if none was stored."""
+    record less of it (before the start-up limit was recorded); {} if none was stored.
+    And when each game was stored, by its key ({} where that cannot be read)."""
     try:
         store = Store.open(directory, None, check=False)  # read_run checked the file
     except StoreError:
-        return {}
+        return {}, {}
     try:
         scored = store.scored() or {}
+        finished = {str(key): when for key, when in store.finished().items()}
+    except StoreError:
+        scored, finished = {}, {}
     finally:
         store.close()
     if "time" not in scored:
-        return {}
+        return {}, finished
     time = scored["time"]
-    return {**asdict(TimeControl()), **(time if isinstance(time, dict) else {})}
+    return {**asdict(TimeControl()), **(time if isinstance(time, dict) else {})}, finished
 
 
 def _comparison(directory: Path) -> dict[str, Json] | None:
@@ -151,34 +163,25 @@ def replay_path(directory: Path, key: str) -> Path | None:
     return path if path.is_file() else None
 
 
-def _environment(games: Sequence[StoredGame], entries: Sequence[GameEntry],
+def _environment(games: Sequence[StoredGame], headers: Sequence[Header], how: Played,
                  stated_time: Mapping[str, Json]) -> dict[str, Json]:
-    """What the games recorded; the time control as the first replay records it, what it
-    lacks from `stated_time`."""
-    env: dict[str, Json] = {"arena": __version__}
+    """What the newest of `games` recorded (oldest first, `headers` theirs): a ladder's
+    file may change between runs, and its report shows what the ladder plays now. The
+    time control as the newest replays record it, what they lack from `stated_time`."""
+    env: dict[str, Json] = {}
     if games:
-        record = games[0].record
+        record = games[-1].record
         env["rules"] = dict(record.rules)
         isolation = record.details.get("isolation")
         if isinstance(isolation, dict):
             env["isolation"] = isolation
-    header = next((_header(e.replay) for e in entries if e.replay is not None), None) or {}
-    recorded = header.get("time")
-    time = {**stated_time, **(recorded if isinstance(recorded, dict) else {})}
+    time = how.times[0].time if how.times else dict(stated_time)
     if time:
         env["time"] = time
-    if "max_faults" in header:
-        env["max_faults"] = header["max_faults"]
+    faults = next((h.max_faults for h in reversed(headers) if h.max_faults is not None), None)
+    if faults is not None:
+        env["max_faults"] = faults
     return env
-
-
-def _header(path: Path) -> dict[str, Json] | None:
-    try:
-        with path.open(encoding="utf-8") as handle:
-            line = json.loads(handle.readline())
-    except (OSError, ValueError):
-        return None
-    return line if isinstance(line, dict) else None
 
 
 def read_game(entry: GameEntry) -> Replay | None:

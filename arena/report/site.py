@@ -129,7 +129,7 @@ def _build(run: RunData, out: Path, on_view: ViewProgress, page_rows: int) -> Bu
     _page(env, out / "index.html", "index.html.j2", built, root="", **common,
           standings=tables.standing_rows(run.table, pages), ladder=_ladder_rows(run, pages),
           crosstable=tables.crosstable(run.table), plot=_main_plot(run),
-          settings=setting_rows(run.settings, run.environment),
+          settings=setting_rows(run.settings, run.environment, run.played),
           rating_model=None if run.table.model is None
           else MODELS.get(run.table.model, run.table.model))
     # a ladder's organiser looks for last night's games first

@@ -469,6 +469,15 @@ class Store:
                 raise _explain(self.path, exc, self.advice) from exc
             raise StoreError(f"{self.path}: a seats row is not valid ({exc!r})") from exc
 
+    def finished(self) -> dict[GameKey, float]:
+        """Return when each committed game was stored (seconds since the epoch)."""
+        try:
+            rows = self.db.execute("SELECT round, tbl, repeat, finished FROM games")
+            return {GameKey(r, t, g): float(f) for r, t, g, f in rows
+                    if isinstance(f, int | float)}
+        except sqlite3.DatabaseError as exc:
+            raise _explain(self.path, exc, self.advice) from exc
+
     def keys(self) -> set[GameKey]:
         """Return the keys of the committed games."""
         rows = self.db.execute("SELECT round, tbl, repeat FROM games")

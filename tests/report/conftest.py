@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 import shutil
 import webbrowser
 from collections.abc import Iterator
@@ -33,6 +35,15 @@ def play(directory: Path, game: str, *extra: str) -> Path:
     result = CliRunner().invoke(main, ["run", str(file), "--out", str(out), *extra])
     assert result.exit_code == 0, result.output
     return out
+
+
+def settings_of(index: Path) -> list[tuple[str, str]]:
+    """The Settings table of a report's index: (name, value text) per row."""
+    page = index.read_text()
+    table = page[page.index('data-testid="settings"'):]
+    table = table[:table.index("</table>")]
+    rows = re.findall(r'<th class="l">(.*?)</th><td class="l">(.*?)</td>', table)
+    return [(html.unescape(k), html.unescape(re.sub("<.*?>", "", v))) for k, v in rows]
 
 
 @pytest.fixture(scope="session", params=GAMES)

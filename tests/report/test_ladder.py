@@ -4,6 +4,7 @@ version marked, and `arena ladder run` refreshing the report."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from tests.report.conftest import settings_of
 
 
 def arena(*args: str) -> str:
@@ -68,3 +70,33 @@ def test_the_ladder_table_and_history_match_the_ladder_commands(ladder: Path,
     page.wait_for_url("**/bots/*.html")
     page.wait_for_selector("[data-testid=history-plot]")
     assert "ann" in page.locator("h1").inner_text()
+
+
+def test_a_ladders_time_control_is_its_newest_games_and_it_says_when_others_were_played(
+        tmp_path: Path) -> None:
+    # it showed the time control of the ladder's oldest replay, whatever it played now
+    directory = tmp_path / "l"
+    arena("ladder", "init", str(directory), "--game", "machiavelli-rummy", "--players", "2")
+    for name in ("ann", "bob", "cat"):
+        arena("ladder", "add", str(directory), name, "--cmd", "builtin:random")
+    file = directory / "ladder.yaml"
+    first = file.read_text()
+    assert "  move_ms: 1000\n" in first and "  bank_ms: 5000\n" in first
+    arena("ladder", "run", str(directory), "-n", "3", "--no-report")
+    file.write_text(first.replace("  move_ms: 1000\n", "  move_ms: 700\n"))
+    arena("ladder", "run", str(directory), "-n", "2")
+    shown = dict(settings_of(directory / "report" / "index.html"))
+    bank = "a bank of 5000 ms a game (time over a move's limit); 10000 ms to start (a bot's hello)"
+    day = r"\d{4}-\d{2}-\d{2}"
+    assert re.fullmatch(f"700 ms a move \\+ {re.escape(bank)} \\(the newest 2 games, {day}\\)",
+                        shown["time control"]), shown["time control"]
+    assert re.fullmatch(f"1000 ms a move \\+ {re.escape(bank)} \\(3 games, {day}\\)",
+                        shown["earlier time controls"]), shown["earlier time controls"]
+    assert "next run's time control" not in shown
+    # an edit not yet played: the next run's, beside what the newest games were played under
+    file.write_text(first.replace("  move_ms: 1000\n", "  move_ms: 400\n"))
+    arena("report", str(directory))
+    shown = dict(settings_of(directory / "report" / "index.html"))
+    assert shown["time control"].startswith("700 ms a move")
+    assert shown["next run's time control"] == (
+        f"400 ms a move + {bank} (as the ladder's file states it since its newest games)")

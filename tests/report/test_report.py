@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import html
 import json
-import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from arena import __version__
 from arena.cli import main
-from tests.report.conftest import FakeBrowsers, play
+from tests.report.conftest import FakeBrowsers, play, settings_of
 
 
 def test_run_writes_the_report_and_no_page_holds_the_salt(finished_run: Path) -> None:
@@ -222,21 +224,12 @@ def test_a_graphical_browser_after_a_text_one_opens_the_page(
     assert f"Opened in a web browser: {url}" in result.output.splitlines(), result.output
 
 
-def _settings(index: Path) -> list[tuple[str, str]]:
-    """The Settings table of a report's index: (name, value text) per row."""
-    page = index.read_text()
-    table = page[page.index('data-testid="settings"'):]
-    table = table[:table.index("</table>")]
-    rows = re.findall(r'<th class="l">(.*?)</th><td class="l">(.*?)</td>', table)
-    return [(html.unescape(k), html.unescape(re.sub("<.*?>", "", v))) for k, v in rows]
-
-
 def test_settings_have_one_row_a_name_and_the_whole_time_control(
         finished_run: Path) -> None:
     header = json.loads((sorted((finished_run / "replays").glob("*.jsonl"))[0]
                          ).read_text().splitlines()[0])
     assert header["time"] == {"move_ms": 1000, "bank_ms": 0, "startup_ms": 10000}
-    rows = _settings(finished_run / "report" / "index.html")
+    rows = settings_of(finished_run / "report" / "index.html")
     names = [name for name, _ in rows]
     # two rows were called "rules": the tournament rules' version and the game's rules
     assert len(names) == len(set(names)), names
@@ -255,7 +248,7 @@ def test_a_gauntlets_settings_name_its_challengers(runner: CliRunner, tmp_path: 
                     "time: {move_ms: 800, bank_ms: 2000, startup_ms: 9000}\nbots:\n" + bots)
     result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
-    shown = dict(_settings(tmp_path / "run" / "report" / "index.html"))
+    shown = dict(settings_of(tmp_path / "run" / "report" / "index.html"))
     assert shown["format"] == "gauntlet" and shown["challengers"] == "ann"
     assert shown["time control"] == ("800 ms a move + a bank of 2000 ms a game (time over a "
                                      "move's limit); 9000 ms to start (a bot's hello)")
@@ -272,5 +265,64 @@ def test_replays_from_before_the_start_up_limit_take_it_from_the_stored_file(
         replay.write_text(json.dumps(header) + "\n" + rest)
     result = runner.invoke(main, ["report", str(run)])
     assert result.exit_code == 0, result.output
-    shown = dict(_settings(run / "report" / "index.html"))
+    shown = dict(settings_of(run / "report" / "index.html"))
     assert shown["time control"] == "1000 ms a move; 10000 ms to start (a bot's hello)"
+
+
+def _rewrite_headers(run: Path, change: Callable[[int, dict[str, Any]], str | None]) -> None:
+    """Give each replay of `run` (in key order, numbered) the header line `change` makes of
+    its header (it edits the dict, or returns a whole line to write instead)."""
+    for number, replay in enumerate(sorted((run / "replays").glob("*.jsonl"))):
+        first, rest = replay.read_text().split("\n", 1)
+        header = json.loads(first)
+        line = change(number, header)
+        replay.write_text((json.dumps(header) if line is None else line) + "\n" + rest)
+
+
+def test_the_arena_row_names_the_version_that_played_the_games(
+        runner: CliRunner, finished_run: Path, tmp_path: Path) -> None:
+    # it showed the version building the report, whichever had played the games
+    header = json.loads((sorted((finished_run / "replays").glob("*.jsonl"))[0]
+                         ).read_text().splitlines()[0])
+    assert header["arena"] == __version__
+    assert dict(settings_of(finished_run / "report" / "index.html"))["arena"] == __version__
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    _rewrite_headers(run, lambda n, h: h.update(arena="0.0.9"))
+    assert runner.invoke(main, ["report", str(run)]).exit_code == 0
+    shown = dict(settings_of(run / "report" / "index.html"))
+    assert shown["arena"] == f"0.0.9 (report built with {__version__})"
+
+    def mixed(number: int, header: dict[str, Any]) -> None:
+        if number < 2:
+            del header["arena"]  # as the referee wrote them before
+        else:
+            header["arena"] = "0.0.9" if number == 2 else __version__
+
+    _rewrite_headers(run, mixed)
+    assert runner.invoke(main, ["report", str(run)]).exit_code == 0
+    assert dict(settings_of(run / "report" / "index.html"))["arena"] == (
+        f"0.0.9 (1 game), {__version__} (1 game); not recorded for 2 games, played before "
+        f"arena recorded its version (report built with {__version__})")
+
+
+def test_an_old_run_says_its_version_was_not_recorded_and_a_broken_replay_is_one_line(
+        runner: CliRunner, finished_run: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    _rewrite_headers(run, lambda n, h: h.pop("arena") and None)
+    result = runner.invoke(main, ["report", str(run)])
+    assert result.exit_code == 0, result.output
+    assert dict(settings_of(run / "report" / "index.html"))["arena"] == (
+        "not recorded: the games were played before arena recorded its version (report "
+        f"built with {__version__})")
+    broken = {0: '{"type": "header", "cut": ', 1: "[" * 100_000}
+    _rewrite_headers(run, lambda n, h: broken.get(n))
+    result = runner.invoke(main, ["report", str(run)])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output and result.exception is None
+    warnings = [line for line in result.output.splitlines() if line.startswith("warning")]
+    assert len(warnings) == 2 and all(w.startswith("warning: no viewer for r") for w in warnings)
+    assert dict(settings_of(run / "report" / "index.html"))["arena"] == (
+        "not recorded for 2 games, played before arena recorded its version; not known for 2 "
+        f"games without a readable replay (report built with {__version__})")
