@@ -171,7 +171,7 @@ def _last_outcome_differs(data: bytes, row: GameRow) -> str | None:
     try:
         line = json.loads(data.rstrip().rsplit(b"\n", 1)[-1])
         written = GameRecord.from_json(line["record"])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):  # nested past json's depth
         return None
     if row.record is None:
         return f"the stored record does not parse: {row.error}"

@@ -157,6 +157,25 @@ def test_a_forged_outcome_with_a_forged_digest_fails_the_re_simulation(
                for line in result.stdout.splitlines()), result.stdout
 
 
+def test_a_last_line_nested_too_deeply_is_left_to_verify_not_a_traceback(
+        runner: CliRunner, run: Path) -> None:
+    # json's decoder raised RecursionError on it, which the cheap check let through
+    key = first_key(run)
+    path = run / "replays" / f"{key}.jsonl"
+    path.write_bytes(path.read_bytes() + b"[" * 100_000 + b"\n")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    with closing(sqlite3.connect(run / "results.sqlite")) as db:
+        db.execute("UPDATE games SET digest = ? WHERE replay LIKE ?", (digest, f"%{key}.jsonl"))
+        db.commit()
+    result = standings(runner, run)
+    assert result.exit_code == 0 and result.exception is None, result.output
+    assert result.stderr == ""
+    checked = verify(runner, run)
+    assert checked.exit_code == 1 and isinstance(checked.exception, SystemExit)
+    assert f"{key}: " in checked.stdout and "nested too deeply" in checked.stdout, \
+        checked.output
+
+
 def test_a_planted_replay_is_named(runner: CliRunner, run: Path) -> None:
     shutil.copy(run / "replays" / f"{first_key(run)}.jsonl", run / "replays" / "r9-t0-g0.jsonl")
     [line] = failed_with(verify(runner, run), run, 1)
