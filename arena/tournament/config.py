@@ -309,6 +309,9 @@ class _Builder:
         self.registry = registry
         self.unused: list[str] = []
         """Warnings of keys that change nothing, in the file's order."""
+        self.checks: list[tuple[int, str, BotSpec]] = []
+        """Each bot entry with a command to look up (its line, how it is named, its command
+        and cwd), the bots refused for another problem too."""
 
     def build(self, text: str) -> TournamentConfig | None:
         doc, p = self.doc, self.p
@@ -349,9 +352,7 @@ class _Builder:
                   f"{', '.join(sorted(RATERS))}")
         if p.items:
             if self.commands:  # one list of everything, not the commands after a fix
-                for bot in bots:
-                    for problem in bot_problems(bot):
-                        p.add(bot_lines.get(bot.name, 1), f"bot {bot.name!r}: {problem}")
+                self._check_commands()
             return None
         raw = {k: _plain(doc.get(k)) for k in TOP_KEYS if k not in UNSCORED}
         fingerprint = _fingerprint(raw)
@@ -367,6 +368,13 @@ class _Builder:
             warnings=(*self.unused, *self._rounds_unused(ignored)),
             inert=("rounds",) if ignored is not None else (),
         )
+
+    def _check_commands(self) -> None:
+        """Add each bot entry's command problems, a refused bot's too: a bot refused for a
+        bad `restart` or `env` had its missing script said only once that was fixed."""
+        for line, who, spec in self.checks:
+            for problem in bot_problems(spec):
+                self.p.add(line, f"{who}: {problem}")
 
     # scalars -------------------------------------------------------------------------
     def _name(self) -> str:
@@ -600,15 +608,18 @@ class _Builder:
             self.p.add(item.line_of("env"), f"{who}: 'env' must map names to strings")
             ok = False
         cwd = item.get("cwd")
-        if cwd is not None and not isinstance(cwd, str):
+        cwd_ok = cwd is None or (isinstance(cwd, str) and "\0" not in cwd)
+        if not cwd_ok:
             self.p.add(item.line_of("cwd"), f"{who}: 'cwd' must be a directory path")
-            ok = False
         network = bot_network(item, self.p.add, who)
-        if not ok or argv is None:
+        if argv is None or not cwd_ok:
+            return None  # no command, or no directory to look it up in
+        directory = str((self.base / cwd).resolve()) if cwd else str(self.base)
+        self.checks.append((line, who, BotSpec(str(item.get("name")), argv, directory)))
+        if not ok:
             return None
         if argv[0].startswith("builtin:"):
             self._builtin_keys(item, who)
-        directory = str((self.base / cwd).resolve()) if cwd else str(self.base)
         return BotSpec(str(item["name"]), argv, directory,
                        {str(k): str(v) for k, v in env.items()}, Restart(restart),
                        network=network)
@@ -813,9 +824,13 @@ def bot_problems(bot: BotSpec) -> list[str]:
             f"unknown built-in bot {bot.cmd[0]!r}; valid: "
             + ", ".join(f"builtin:{b}" for b in BUILTINS)]
     cwd = Path(bot.cwd or ".")
-    if not cwd.is_dir():
-        return [f"cwd {cwd} is not a directory"]
-    return _command_problems(bot.cmd, cwd)
+    try:
+        if not cwd.is_dir():
+            return [f"cwd {cwd} is not a directory"]
+        return _command_problems(bot.cmd, cwd)
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte: a line, no traceback
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return [f"its command or cwd cannot be looked up: {why}"]
 
 
 INTERPRETER = re.compile(r"(python|node|ruby|perl|bash|sh|php|lua|Rscript)[\d.]*")

@@ -1,0 +1,96 @@
+"""A tournament file's problems in one pass, each one line at the line it is about: the
+commands of bots refused for another problem too (found by an organiser's audit)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.core.errors import ConfigError
+from arena.tournament.config import parse_config
+from tests.tournament.fakes import toy_registry
+
+REFUSED = """\
+name: x
+game: toy
+rules: {tagret: 3}
+bots:
+  - {name: a, cmd: "builtin:random"}
+  - {name: b, cmd: "builtin:random"}
+  - {name: late, cmd: "no-such-program-xyz", restart: sometimes}
+  - name: envy
+    cmd: "{python} gone.py"
+    env: [1, 2]
+  - {name: a, cmd: "{python} twin.py"}
+  - {name: "bad name", cmd: "./nobody.sh"}
+  - {name: lost, cmd: "no-such-program-xyz", cwd: 3}
+"""
+
+
+def problems_of(text: str, base: Path) -> list[str]:
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, "t.yaml", base, toy_registry(), commands=True)
+    return info.value.problems
+
+
+def test_a_bot_refused_for_an_option_has_its_command_checked_in_the_same_pass(
+        tmp_path: Path) -> None:
+    """A bad `restart`, `env`, name or a name used twice refused the bot, and its missing
+    program was said only after that fix: two rounds of fix and rerun. A bot whose `cwd`
+    is no path has no directory to look its command up in."""
+    found = problems_of(REFUSED, tmp_path)
+    assert found == [
+        "t.yaml:3: rules: unknown option 'tagret' (did you mean 'target'?); valid: target",
+        "t.yaml:7: bot 'late': 'restart' 'sometimes' is not valid; valid: never, per-game",
+        "t.yaml:7: bot 'late': command 'no-such-program-xyz' not found",
+        f"t.yaml:8: bot 'envy': file 'gone.py' not found in {tmp_path}",
+        "t.yaml:10: bot 'envy': 'env' must map names to strings",
+        f"t.yaml:11: bot 'a': file 'twin.py' not found in {tmp_path}",
+        "t.yaml:11: bot name 'a' is already used on line 5",
+        "t.yaml:12: bot 'bad name': command './nobody.sh' not found",
+        "t.yaml:12: bot name 'bad name' must be ASCII letters, digits, '_', '.', '+' or '-', "
+        "beginning with a letter or digit (it names files and command-line arguments)",
+        "t.yaml:13: bot 'lost': 'cwd' must be a directory path",
+    ]
+
+
+def test_a_run_says_every_problem_of_the_file_one_line_each(runner: CliRunner,
+                                                            tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(REFUSED.replace("game: toy", "game: machiavelli")
+                    .replace("tagret: 3", "edition: klassic"))
+    for dry in (["--dry-run"], []):
+        result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "o"), *dry])
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+        head, *lines = result.output.splitlines()
+        assert head == f"Error: 10 problems in tournament file {file}:", result.output
+        assert all(line.startswith(f"{file}:") for line in lines), result.output
+        assert f"{file}:7: bot 'late': command 'no-such-program-xyz' not found" in lines
+    assert not (tmp_path / "o").exists()
+
+
+
+@pytest.mark.parametrize(("cwd", "cmd"), [
+    ("x" * 300, "{python} bot.py"),  # ENAMETOOLONG from stat(): it raised out of the check
+    (".", "{python} " + "y" * 300 + "/bot.py"),
+])
+def test_a_path_too_long_is_a_problem_line_not_a_traceback(tmp_path: Path, cwd: str,
+                                                          cmd: str) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(f"name: x\ngame: machiavelli\nbots:\n  - {{name: a, cmd: '{cmd}', "
+                    f"cwd: '{cwd}'}}\n  - {{name: b, cmd: 'builtin:random'}}\n")
+    result = CliRunner().invoke(main, ["run", str(file), "--dry-run"])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert result.output.splitlines()[-1] == (
+        f"{file}:4: bot 'a': its command or cwd cannot be looked up: File name too long")
+
+
+def test_a_nul_byte_in_a_path_is_a_problem_not_a_traceback(tmp_path: Path) -> None:
+    text = ('name: x\ngame: toy\nbots:\n  - {name: a, cmd: "builtin:random", cwd: "a\\0b"}\n'
+            '  - {name: b, cmd: "builtin:random"}\n  - {name: c, cmd: "builtin:random"}\n')
+    # it raised ValueError (embedded null byte) out of resolving the directory
+    assert problems_of(text, tmp_path) == ["t.yaml:4: bot 'a': 'cwd' must be a directory path"]
+
