@@ -318,7 +318,7 @@ class _Builder:
         p.unknown_keys(f"the {self.kind.what}", doc, self.kind.keys)
         for key in self.kind.required:
             if key not in doc and key != "bots":  # `_no_bots` says what the format needs
-                p.add(doc.line, f"missing required key {key!r}")
+                p.add(1, f"the {self.kind.what} is missing required key {key!r}")
         name = self._name()
         fmt = self._enum("format", Format, Format.ROUND_ROBIN)
         rounds = self._int("rounds", None, minimum=1)
@@ -375,6 +375,11 @@ class _Builder:
         for line, who, spec in self.checks:
             for problem in bot_problems(spec):
                 self.p.add(line, f"{who}: {problem}")
+
+    def _at(self, *keys: str) -> int:
+        """The line of the first of `keys` the file has, else 1 (the file itself): the line
+        of a missing key was the mapping's, the file's first key, whatever it was."""
+        return next((self.doc.line_of(k) for k in keys if k in self.doc), 1)
 
     # scalars -------------------------------------------------------------------------
     def _name(self) -> str:
@@ -519,7 +524,7 @@ class _Builder:
             engine.resolve_rules(table.size, rules)
         except ConfigError as exc:
             for problem in exc.problems:
-                p.add(doc.line_of("rules"), f"rules: {problem}")
+                p.add(self._at("rules", "game"), f"rules: {problem}")
             return info.id, table, dict(rules)
         for smaller in range(table.size - 1, table.smallest - 1, -1):
             try:
@@ -537,7 +542,7 @@ class _Builder:
     def _table_size(self, low: int, high: int, bot_count: int) -> TableSize:
         doc = self.doc
         value = doc.get("players_per_game", 2 if low <= 2 <= high else low)
-        line = doc.line_of("players_per_game")
+        line = self._at("players_per_game", "bots")
         bounds: tuple[int, int] | None = None
         if isinstance(value, int) and not isinstance(value, bool):
             bounds = (max(value - 1, low), value)
@@ -683,8 +688,9 @@ class _Builder:
         value = self.doc.get("bots")
         if "bots" not in self.kind.required or not (value is None or value == []):
             return
-        what = "'bots' lists no bot" if "bots" in self.doc else "missing required key 'bots'"
-        self.p.add(self.doc.line_of("bots"), f"{what}: {bots_needed(fmt, table)}")
+        what = "'bots' lists no bot" if "bots" in self.doc else \
+            f"the {self.kind.what} is missing required key 'bots'"
+        self.p.add(self._at("bots"), f"{what}: {bots_needed(fmt, table)}")
 
     def _known(self, game: str) -> bool:
         try:
@@ -695,7 +701,7 @@ class _Builder:
 
     def _challengers(self, fmt: Format, names: list[str], table: TableSize) -> list[str]:
         value = self.doc.get("challengers", [])
-        line = self.doc.line_of("challengers")
+        line = self._at("challengers", "format")  # a gauntlet's file has its `format`
         if fmt is not Format.GAUNTLET:
             if value:
                 self.p.add(line, "'challengers' is only for format: gauntlet")

@@ -82,7 +82,7 @@ def test_every_problem_is_reported_with_its_line() -> None:
         """)
     text = "\n".join(found)
     assert "t.yaml:2: unknown key 'gaem' in the tournament file (did you mean 'game'?)" in text
-    assert "t.yaml:1: missing required key 'game'" in text
+    assert "t.yaml:1: the tournament file is missing required key 'game'" in text
     assert "t.yaml:3: 'format': 'swis' is not valid (did you mean 'swiss'?)" in text
     assert "t.yaml:4: 'games_per_pairing' must be at least 1" in text
     assert "t.yaml:5: 'move_ms' must be an integer" in text
@@ -320,7 +320,8 @@ def test_a_file_without_bots_is_one_line_saying_what_its_format_needs(
     a gauntlet's challengers were then 'not a bot'."""
     extra = {"swiss": "rounds: 3\n", "gauntlet": "challengers: [a]\n"}.get(fmt, "")
     text = f"name: x\ngame: toy\nplayers_per_game: 3\nformat: {fmt}\n{extra}{bots}"
-    what = "'bots' lists no bot" if bots else "missing required key 'bots'"
+    what = "'bots' lists no bot" if bots else \
+        "the tournament file is missing required key 'bots'"
     line = text.count("\n") if bots else 1
     assert problems(text) == [f"t.yaml:{line}: {what}: {needs}"]
 

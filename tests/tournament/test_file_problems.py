@@ -1,8 +1,10 @@
 """A tournament file's problems in one pass, each one line at the line it is about: the
-commands of bots refused for another problem too (found by an organiser's audit)."""
+commands of bots refused for another problem too, a missing key at the mapping that lacks
+it (found by an organiser's audit)."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -93,4 +95,54 @@ def test_a_nul_byte_in_a_path_is_a_problem_not_a_traceback(tmp_path: Path) -> No
             '  - {name: b, cmd: "builtin:random"}\n  - {name: c, cmd: "builtin:random"}\n')
     # it raised ValueError (embedded null byte) out of resolving the directory
     assert problems_of(text, tmp_path) == ["t.yaml:4: bot 'a': 'cwd' must be a directory path"]
+
+
+def parse_problems(text: str) -> list[str]:
+    with pytest.raises(ConfigError) as info:
+        parse_config(textwrap.dedent(text), "t.yaml", Path("/tmp"), toy_registry())
+    return info.value.problems
+
+
+def test_a_missing_key_is_said_of_the_file_at_line_1_not_at_its_first_key() -> None:
+    """A missing 'name' was reported at line 3, the file's first key (`game`)."""
+    found = parse_problems("""\
+        # the club's tournament
+
+        game: toy
+        format: gauntlet
+        bots:
+          - {name: a, cmd: "builtin:random"}
+          - {name: b, cmd: "builtin:random"}
+          - name: c
+        """)
+    assert found == [
+        "t.yaml:1: the tournament file is missing required key 'name'",
+        "t.yaml:4: a gauntlet needs 'challengers': a list of bot names",  # at its format
+        "t.yaml:8: bot 'c': no 'cmd': it needs a command string or a non-empty list of "
+        "strings",  # the entry that lacks it
+    ]
+    assert parse_problems("# club\n\ngame: toy\nname: x\n") == [
+        "t.yaml:1: the tournament file is missing required key 'bots': a round-robin at "
+        "tables of 2 needs at least 2 bots"]
+
+
+def test_a_table_a_default_size_cannot_fill_is_said_at_the_bots() -> None:
+    found = parse_problems("""\
+        name: x
+        game: toy
+        seed: 3
+        bots:
+          - {name: a, cmd: "builtin:random"}
+        """)
+    assert found == ["t.yaml:4: 1 bot cannot fill a table: 'players_per_game' 2 needs at "
+                     "least 2"]
+
+
+def test_a_ladder_file_without_its_game_is_said_of_the_file() -> None:
+    from arena.ladder.config import parse_ladder
+
+    with pytest.raises(ConfigError) as info:
+        parse_ladder("# my ladder\nname: club\nexplore: 0.2\n", "ladder.yaml", Path("/tmp"))
+    assert info.value.problems == ["ladder.yaml:1: the ladder file is missing required key "
+                                   "'game'"]
 
