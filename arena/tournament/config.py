@@ -309,6 +309,9 @@ class _Builder:
         self.registry = registry
         self.unused: list[str] = []
         """Warnings of keys that change nothing, in the file's order."""
+        self.listed = 0
+        """The file's bot entries, those refused for a problem too: whether they can fill a
+        table is said of the file as it will be once they are fixed."""
         self.checks: list[tuple[int, str, BotSpec]] = []
         """Each bot entry with a command to look up (its line, how it is named, its command
         and cwd), the bots refused for another problem too."""
@@ -326,7 +329,7 @@ class _Builder:
             p.add(doc.line_of("format"), "a swiss tournament needs 'rounds' (an integer >= 1)")
         gpp = self._int("games_per_pairing", 1, minimum=1) or 1
         bots, bot_lines = self._bots()
-        game, table, rules = self._game(len(bots))
+        game, table, rules = self._game(self.listed)
         self._no_bots(fmt, table if self._known(game) else None)
         challengers = self._challengers(fmt, [b.name for b in bots], table)
         self._check_size(count_games(fmt, len(bots), table, rounds, gpp, len(challengers)))
@@ -576,6 +579,7 @@ class _Builder:
             return [], {}
         bots: list[BotSpec] = []
         lines: dict[str, int] = {}
+        self.listed = len(value)
         for item, line in zip(value, value.item_lines, strict=True):
             bot = self._bot(item, line)
             # by the name written: a bot refused for another problem still takes its name

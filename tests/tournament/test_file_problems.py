@@ -74,6 +74,19 @@ def test_a_run_says_every_problem_of_the_file_one_line_each(runner: CliRunner,
     assert not (tmp_path / "o").exists()
 
 
+def test_a_refused_bot_still_counts_toward_filling_a_table(tmp_path: Path) -> None:
+    """Two bots, one with a bad `restart`: the file was also told that 1 bot cannot fill a
+    table, which fixing the `restart` makes untrue."""
+    text = ('name: x\ngame: toy\nbots:\n  - {name: a, cmd: "builtin:random"}\n'
+            '  - {name: b, cmd: "builtin:random", restart: sometimes}\n')
+    assert problems_of(text, tmp_path) == [
+        "t.yaml:5: bot 'b': 'restart' 'sometimes' is not valid; valid: never, per-game"]
+    one = 'name: x\ngame: toy\nbots:\n  - {name: a, cmd: "builtin:rndom"}\n'
+    assert problems_of(one, tmp_path) == [
+        "t.yaml:3: 1 bot cannot fill a table: 'players_per_game' 2 needs at least 2",
+        "t.yaml:4: bot 'a': unknown built-in bot 'builtin:rndom'; valid: builtin:random, "
+        "builtin:default"]
+
 
 @pytest.mark.parametrize(("cwd", "cmd"), [
     ("x" * 300, "{python} bot.py"),  # ENAMETOOLONG from stat(): it raised out of the check
