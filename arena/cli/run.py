@@ -142,7 +142,7 @@ def run(file: Path, resume: bool, concurrency: int | None, out: Path | None,
     lines = _ProgressLines()
     runner = Runner(config, out, concurrency=concurrency, resume=resume, withdraw=withdraw,
                     enter=enter, on_progress=lines.update if view is None else view.update,
-                    cluster=cluster)
+                    cluster=cluster, checked=True)  # `checked` looked the commands up
     if not no_report:
         runner.after_store = report_hook(out)
     try:
@@ -198,7 +198,8 @@ def with_options(config: TournamentConfig, sandbox: str | None, max_bots: int | 
 def checked(config: TournamentConfig, out: Path) -> str | None:
     """Make every check a run makes before its first game (a dry run too, so that it
     fails as the run would): the bots' commands, the output directory, the sandbox asked
-    for. Return the warning to print when bots will run without a sandbox.
+    for. Return the warning to print when bots will run without a sandbox. The run's
+    `Runner` is told (`checked`), so that it does not look every command up again.
 
     Raises:
         ArenaError: the first of these that fails, with every problem it found.

@@ -131,8 +131,11 @@ class Runner:
                  resume: bool = False, referee: RefereeFactory | None = None,
                  on_progress: Callable[[Progress], None] | None = None,
                  withdraw: Sequence[str] = (), enter: Sequence[str] = (),
-                 cluster: str | None = None) -> None:
+                 cluster: str | None = None, checked: bool = False) -> None:
         self.config, self.out, self.resume = config, out, resume
+        self.checked = checked
+        """The caller has made `preflight`'s checks (`arena run`, dry run or not): `run`
+        does not look every bot's command up again."""
         self.cluster = cluster if cluster is not None else config.cluster
         """The Dask cluster's address (`--cluster`, else the file's); None: local workers."""
         self.withdraw, self.enter = list(withdraw), list(enter)
@@ -153,14 +156,16 @@ class Runner:
         """Play every missing game, write results.json and standings.csv, return the table.
 
         Raises:
-            ConfigError: a bot command is missing (before any game starts).
+            ConfigError: a bot command is missing (before any game starts; unless
+                `checked`).
             StoreError: the database is damaged, locked, or from another file, or --resume
                 names a directory that holds no run.
             ArenaError: a game failed in a worker, or killed its worker `MAX_DEATHS` times.
             DiskFull: a write failed for lack of space; committed games are kept.
             Interrupted: Ctrl-C; committed games are kept.
         """
-        preflight(self.config)
+        if not self.checked:
+            preflight(self.config)
         try:
             return self._run()
         except (OSError, sqlite3.OperationalError) as exc:

@@ -1,6 +1,6 @@
 """A tournament file's problems in one pass, each one line at the line it is about: the
 commands of bots refused for another problem too, a missing key at the mapping that lacks
-it (found by an organiser's audit)."""
+it; the bots' commands looked up once by a run (found by an organiser's audit)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,11 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.core.errors import ConfigError
-from arena.tournament.config import parse_config
-from tests.tournament.fakes import toy_registry
+from arena.referee.spec import BotSpec
+from arena.tournament import config as config_module
+from arena.tournament.config import load_config, parse_config
+from arena.tournament.runner import Interrupted, Runner
+from tests.tournament.fakes import FakeReferee, toy_registry
 
 REFUSED = """\
 name: x
@@ -159,3 +162,35 @@ def test_a_ladder_file_without_its_game_is_said_of_the_file() -> None:
     assert info.value.problems == ["ladder.yaml:1: the ladder file is missing required key "
                                    "'game'"]
 
+
+def test_a_run_looks_each_bots_command_up_once(runner: CliRunner, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """`arena run` checked every command, then its Runner checked them all again."""
+    looked_up: list[str] = []
+
+    def counted(bot: BotSpec) -> list[str]:
+        looked_up.append(bot.name)
+        return []
+
+    def interrupted(self: Runner) -> None:  # stops the run after its checks, before a game
+        raise Interrupted("interrupted before this run's first game: 0 games")
+
+    monkeypatch.setattr(config_module, "bot_problems", counted)
+    monkeypatch.setattr(Runner, "_run", interrupted)
+    file = tmp_path / "t.yaml"
+    file.write_text("name: x\ngame: machiavelli\nbots:\n  - {name: a, cmd: 'builtin:random'}\n"
+                    "  - {name: b, cmd: 'builtin:random'}\n")
+    for dry, status in ((["--dry-run"], 0), ([], 130)):
+        looked_up.clear()
+        result = runner.invoke(main, ["run", str(file), "--out", str(tmp_path / "o"), *dry])
+        assert result.exit_code == status, result.output
+        assert sorted(looked_up) == ["a", "b"], dry
+
+
+def test_a_runner_used_as_a_library_still_checks_the_commands(tmp_path: Path) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text("name: x\ngame: machiavelli\nbots:\n  - {name: a, cmd: 'builtin:random'}\n"
+                    "  - {name: b, cmd: 'no-such-program-xyz'}\n")
+    with pytest.raises(ConfigError, match="command 'no-such-program-xyz' not found"):
+        Runner(load_config(file), tmp_path / "o", referee=FakeReferee).run()
+    assert not (tmp_path / "o").exists()
