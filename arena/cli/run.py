@@ -202,11 +202,26 @@ def checked(config: TournamentConfig, out: Path) -> str | None:
     `Runner` is told (`checked`), so that it does not look every command up again.
 
     Raises:
-        ArenaError: the first of these that fails, with every problem it found.
+        ArenaError: every problem of each check that fails, in one message: a bot's
+            missing script and an unwritable output directory took two runs to learn.
     """
-    preflight(config)
-    check_out(out)
-    return isolation_warning(config)
+    failed: list[str] = []
+    warning = None
+    try:
+        preflight(config)
+    except ArenaError as exc:
+        failed.append(str(exc))
+    try:
+        check_out(out)
+    except ArenaError as exc:
+        failed.append(str(exc))
+    try:
+        warning = isolation_warning(config)
+    except ArenaError as exc:
+        failed.append(str(exc))
+    if failed:
+        raise ArenaError("\n".join(failed))
+    return warning
 
 
 def report_hook(out: Path) -> AfterStore:

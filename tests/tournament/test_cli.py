@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.referee import sandbox
 from arena.tournament.config import load_config
 from arena.tournament.runner import Runner
 from tests.tournament.fakes import FakeReferee
@@ -182,6 +183,21 @@ def test_an_output_directory_that_cannot_be_made_is_one_line(
                       (SMALL + "out: a-file/run\n").encode())
     assert output == (f"Error: output directory {tmp_path}/a-file/run: {tmp_path}/a-file is "
                       "not a directory\n")
+
+
+@pytest.mark.parametrize("dry", [False, True], ids=["run", "dry-run"])
+def test_the_checks_before_a_run_say_every_problem_at_once(
+        runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dry: bool) -> None:
+    # a missing script, then (once fixed) the output directory, then the sandbox: three runs
+    monkeypatch.setattr(sandbox, "probe_bwrap", lambda: (None, "no bubblewrap (test)"))
+    content = SMALL.replace("cmd: 'builtin:random'}", "cmd: 'python3 gone.py'}", 1)
+    output = _refused(runner, tmp_path, monkeypatch, (content + "sandbox: bwrap\n").encode(),
+                      "--out", "a-file/run", *(["--dry-run"] if dry else []))
+    assert output.splitlines() == [
+        "Error: 1 problem in tournament file t.yaml:",
+        f"t.yaml:6: bot 'b0': file 'gone.py' not found in {tmp_path}",
+        "output directory a-file/run: a-file is not a directory",
+        "sandbox: bwrap was asked for, but no bubblewrap (test)"]
 
 
 def test_out_in_the_file_is_relative_to_the_file(runner: CliRunner, tmp_path: Path,
