@@ -223,6 +223,8 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
                               markup=False)
     resumed = f" ({result.resumed} finishing a stopped run's round)" if result.resumed else ""
     with unless_stdout_gone():  # the report is still to come
+        for line in result.dropped:
+            console.print(line, highlight=False, markup=False)
         console.print(f"run {result.run}: {count_of(result.played, 'game')} played{resumed}; "
                       f"{result.stored} in the ladder")
         print_standings(directory, "table", all_versions=False, limit=10)

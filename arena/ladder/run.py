@@ -32,12 +32,12 @@ from typing import IO
 
 from arena.core.errors import ArenaError, ConfigError, StoreError
 from arena.core.record import GameRecord
-from arena.core.words import count_of
+from arena.core.words import count_of, plural
 from arena.ladder import rating
 from arena.ladder.config import LadderConfig, check_fixed, expand_cmd, load_ladder, played
 from arena.ladder.matchmaking import Entrant, plan_round
 from arena.ladder.read import compute_table
-from arena.ladder.store import NEXT_RUN, LadderStore, Version, reading
+from arena.ladder.store import ACTIVE, NEXT_RUN, RETIRED, LadderStore, Version, reading
 from arena.ladder.worker import WORKERS_LOCK, WorkerReferee
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.referee.spec import BotSpec
@@ -78,6 +78,9 @@ class RunResult:
     """Games in the ladder after the run."""
     skipped: tuple[str, ...] = ()
     """One line per active version left out of this run (its command is missing)."""
+    dropped: tuple[str, ...] = ()
+    """One line per version retired or superseded while this run played: its later rounds
+    leave it out (a version added meanwhile plays from the next run on)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +171,8 @@ class LadderRun:
         self.concurrency, self.referee, self.on_progress = concurrency, referee, on_progress
         self.cluster, self.after_store = cluster, after_store
         self.played = self.resumed = 0
+        self.dropped: list[str] = []
+        """A line per version that stopped being active while this run played."""
 
     def isolation_note(self) -> str | None:
         """The loud line to print when bots will run without a sandbox (None: they won't).
@@ -235,9 +240,32 @@ class LadderRun:
             if not complete:
                 return
         while (left := self.budget.left(self.played, started)) > 0:
+            versions = self._still_active(store, versions)
+            if len(versions) < self.config.seats:
+                return
             plan = self._plan(store, versions, min(left, self.config.batch))
             store.store.add_round(plan)
             self._play(runner, store, pool, plan, salt, left)
+
+    def _still_active(self, store: LadderStore, versions: Sequence[Version]) -> list[Version]:
+        """The run's versions that are still active: one retired, or superseded by a new
+        version, while the run plays (`arena ladder retire` or `add` meanwhile) is left out
+        of the rounds planned after that, with a line (`dropped`). A version added
+        meanwhile is not among the workers' bots: it plays from the next run on."""
+        status = {v.entry: v.status for v in store.versions()}
+        kept = []
+        for version in versions:
+            now = status.get(version.entry, RETIRED)
+            if now == ACTIVE:
+                kept.append(version)
+                continue
+            self.dropped.append(f"{version.entry} was {now} while this run played: its "
+                                "later rounds leave it out")
+        if len(kept) < self.config.seats and len(kept) < len(versions):
+            self.dropped.append(f"{count_of(len(kept), 'bot')} of this run "
+                                f"{plural('is', len(kept))} still active and a table needs "
+                                f"{self.config.seats}: the run plans no more rounds")
+        return kept
 
     def _finish(self, store: LadderStore, number: int,
                 skipped: tuple[str, ...] = ()) -> RunResult:
@@ -246,7 +274,8 @@ class LadderRun:
         table, rated, complete = compute_table(store, self.config.window)
         store.finish_run(number, self.played, table, stored, rated)
         store.save_columns(complete)
-        return RunResult(number, self.played, self.resumed, stored, skipped)
+        return RunResult(number, self.played, self.resumed, stored, skipped,
+                         tuple(self.dropped))
 
     def _runner(self, tournament: TournamentConfig) -> Runner:
         base = self.referee

@@ -20,6 +20,7 @@ from arena.ladder.read import compute_table
 from arena.ladder.run import Budget, LadderBusy, LadderRun, ladder_lock
 from arena.ladder.store import LadderStore
 from arena.tournament.pairing import RoundPlan
+from arena.tournament.runner import Progress
 from arena.tournament.secret import SALT_NAME
 from arena.tournament.verify import verify_run
 from tests.conditions import wait_until
@@ -121,6 +122,49 @@ def test_a_round_cut_by_a_killed_run_is_finished_first(make_ladder: MakeLadder) 
     assert (rest.played, rest.resumed) == (2, 0), "the retired bot's table is dropped"
     assert [t for r, t, _ in seatings(directory) if r == 2] == [0, 1, 2]
     assert {r for r, _, _ in seatings(directory)} == {1, 2, 3}
+
+
+def test_a_version_retired_or_superseded_during_a_run_plays_no_later_round(
+        make_ladder: MakeLadder) -> None:
+    # a bot retired (or replaced by a new version) while the nightly run played went on
+    # being scheduled in every round until the run ended, up to its whole --minutes
+    directory = make_ladder(bots=4, batch=2)
+    changed: list[int] = []
+
+    def member_acts(state: Progress) -> None:  # between the run's first game and its next
+        if state.done >= 1 and not changed:
+            changed.append(state.done)
+            members.retire(directory, "bot0")
+            members.add(directory, "bot1", "builtin:random", version="v2")
+
+    result = LadderRun(directory, Budget(games=8), concurrency=1, referee=FakeReferee,
+                       on_progress=member_acts).run()
+    later = [bots for r, _, bots in seatings(directory) if r >= 2]
+    assert later and result.played == 8
+    assert not [b for bots in later for b in bots if b in ("bot0@v1", "bot1@v1", "bot1@v2")]
+    assert result.dropped == ("bot0@v1 was retired while this run played: its later rounds "
+                              "leave it out",
+                              "bot1@v1 was superseded while this run played: its later "
+                              "rounds leave it out")
+
+
+def test_a_run_left_with_too_few_active_bots_plans_no_more_rounds(
+        make_ladder: MakeLadder) -> None:
+    directory = make_ladder(bots=2, batch=2)
+
+    retired: list[int] = []
+
+    def retire(state: Progress) -> None:
+        if state.done >= 1 and not retired:
+            retired.append(state.done)
+            members.retire(directory, "bot0")
+
+    result = LadderRun(directory, Budget(games=8), concurrency=1, referee=FakeReferee,
+                       on_progress=retire).run()
+    assert result.played == 2, "the round under way finishes"
+    assert {r for r, _, _ in seatings(directory)} == {1}
+    assert result.dropped[-1] == ("1 bot of this run is still active and a table needs 2: "
+                                  "the run plans no more rounds")
 
 
 def test_a_second_run_is_refused_while_one_holds_the_ladder(make_ladder: MakeLadder) -> None:
