@@ -191,6 +191,7 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
     require_ladder(directory)
     lines = _Lines()
     locked = False
+    job: LadderRun | None = None
     try:
         with ladder_lock(directory, wait, on_wait=lambda line: click.echo(line, err=True)):
             locked = True
@@ -207,8 +208,9 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
         click.echo(str(exc), err=True)
         sys.exit(BUSY)
     except KeyboardInterrupt:
-        click.echo(f"interrupted: {count_of(lines.done, 'game')} of this run "
-                   f"{plural('is', lines.done)} stored; the next run "
+        stored = lines.done if job is None or job.stored is None else job.stored
+        click.echo(f"interrupted: {count_of(stored, 'game')} of this run "
+                   f"{plural('is', stored)} stored; the next run "
                    "finishes the round it left" if locked else
                    "interrupted while waiting for the other run: this one played nothing",
                    err=True)

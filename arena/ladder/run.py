@@ -23,6 +23,7 @@ import functools
 import json
 import logging
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -171,6 +172,11 @@ class LadderRun:
         self.concurrency, self.referee, self.on_progress = concurrency, referee, on_progress
         self.cluster, self.after_store = cluster, after_store
         self.played = self.resumed = 0
+        self.before: int | None = None
+        """The games stored when this run began to play (None: before it got that far)."""
+        self.stored: int | None = None
+        """After an interrupt: how many games this run stored, counted in the database
+        once its workers have stopped (None: not known)."""
         self.dropped: list[str] = []
         """A line per version that stopped being active while this run played."""
 
@@ -198,8 +204,20 @@ class LadderRun:
                 return self._run(store)
         except ArenaError as exc:
             raise _for_ladder(exc) from None
+        except KeyboardInterrupt:
+            self._count_stored(store)
+            raise
         finally:
             store.close()
+
+    def _count_stored(self, store: LadderStore) -> None:
+        """Count the games this interrupted run stored: a worker may commit a game after
+        the last one the run was told of, while it is being stopped."""
+        if self.before is None:
+            self.stored = 0
+            return
+        with contextlib.suppress(sqlite3.Error):
+            self.stored = store.game_count() - self.before
 
     def _run(self, store: LadderStore) -> RunResult:
         started = time.monotonic()
@@ -225,6 +243,7 @@ class LadderRun:
             if known is None:
                 store.save_identity(*played(self.config))
             number = store.start_run(os.getpid())
+            self.before = store.game_count()
             runner.progress.total = self.budget.games or 0
             self._rounds(runner, store, pool, versions, salt, started)
         return self._finish(store, number, tuple(skipped))

@@ -9,13 +9,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.cli.ladder import BUSY
+from arena.cli.ladder import BUSY, _Lines
 from arena.ladder import members
 from arena.ladder.run import ladder_lock
+from arena.tournament.runner import Progress
+from tests.conditions import wait_until
 from tests.ladder.conftest import MakeLadder, play
+from tests.ladder.test_processes import stored
 
 
 def test_init_add_list_and_retire(runner: CliRunner, tmp_path: Path) -> None:
@@ -193,3 +197,27 @@ def test_when_no_table_can_be_made_the_error_is_the_last_line(runner: CliRunner,
     assert lines[-1].startswith("Error: 1 active bot can play in ")
     assert lines[-1].endswith("or fix those above")
     assert any("a@v1 is not scheduled in this run" in line for line in lines[:-1])
+
+
+def test_an_interrupted_run_counts_the_games_stored_not_the_lines_printed(
+        runner: CliRunner, make_ladder: MakeLadder, monkeypatch: pytest.MonkeyPatch) -> None:
+    # "interrupted: 3 games of this run are stored" when 4 were: a worker commits the game
+    # it was playing while the run stops, after the last progress line
+    directory = make_ladder(bots=4, batch=4)
+    update = _Lines.update
+
+    def stop_once_another_is_stored(lines: _Lines, state: Progress) -> None:
+        update(lines, state)
+        if lines.done:  # the other worker's game is committed, never told to the run
+            wait_until(lambda: stored(directory) > lines.done, "a second game stored")
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(_Lines, "update", stop_once_another_is_stored)
+    result = runner.invoke(main, ["ladder", "run", str(directory), "--games", "4", "-j", "2",
+                                  "--no-report"])
+    assert result.exit_code == 130, result.output
+    count = stored(directory)
+    assert count >= 2
+    assert result.output.strip().splitlines()[-1] == (
+        f"interrupted: {count} games of this run are stored; the next run finishes the "
+        "round it left")
