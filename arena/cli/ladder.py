@@ -29,7 +29,7 @@ from arena.core.words import count_of, plural
 from arena.ladder import members, read
 from arena.ladder.config import expand_cmd, require_ladder
 from arena.ladder.run import Budget, LadderBusy, LadderRun, ladder_lock
-from arena.ladder.store import Row, Snapshot
+from arena.ladder.store import ACTIVE, Row, Snapshot
 from arena.referee.spec import BotSpec
 from arena.tournament.config import MAX_CONCURRENCY, bot_problems
 from arena.tournament.outputs import markdown, rating_texts
@@ -276,7 +276,7 @@ class _Lines:
 @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
               help="Output format (md: a Markdown table).")
 @click.option("--all", "all_versions", is_flag=True,
-              help="Also show superseded and retired versions.")
+              help="Also show superseded and retired versions (marked so).")
 def standings(directory: Path, fmt: str, all_versions: bool) -> None:
     """Print the table of the ladder in DIRECTORY: rating with its 95% interval (the batch
     fit), games, win rate, mean placing, faults, last game and the trend since the
@@ -329,7 +329,10 @@ def print_standings(directory: Path, fmt: str, all_versions: bool,
 
 
 def _cells(row: Row, rating: str) -> list[str]:
-    return [str(row.rank), f"{row.bot}@{row.version}", rating, str(row.games),
+    """A row's cells; a version no longer scheduled (`--all`) says so beside its name, as
+    json, csv and the HTML report do in their status column."""
+    name = f"{row.bot}@{row.version}" + ("" if row.status == ACTIVE else f" ({row.status})")
+    return [str(row.rank), name, rating, str(row.games),
             "-" if row.win_rate is None else f"{row.win_rate:.0%}",
             "-" if row.mean_placing is None else f"{row.mean_placing:.2f}",
             f"{row.faults}/{row.timeouts}/{row.forfeits}", _date(row.last_played, short=True),

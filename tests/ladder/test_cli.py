@@ -221,3 +221,21 @@ def test_an_interrupted_run_counts_the_games_stored_not_the_lines_printed(
     assert result.output.strip().splitlines()[-1] == (
         f"interrupted: {count} games of this run are stored; the next run finishes the "
         "round it left")
+
+
+def test_standings_all_says_which_versions_are_no_longer_scheduled(
+        runner: CliRunner, make_ladder: MakeLadder, monkeypatch: pytest.MonkeyPatch) -> None:
+    # --all listed a retired and a superseded version like the active ones: two rows
+    # 'bot1@...' and nothing to tell which one plays (json, csv and the report said it)
+    monkeypatch.setenv("COLUMNS", "120")  # under 80, the bot column wraps long names
+    directory = make_ladder(bots=3)
+    play(directory, 6)
+    members.retire(directory, "bot0")
+    members.add(directory, "bot1", "builtin:random", version="v2")
+    for fmt in ("table", "md"):
+        out = runner.invoke(main, ["ladder", "standings", str(directory), "--all",
+                                   "--format", fmt]).output
+        assert "bot0@v1 (retired)" in out and "bot1@v1 (superseded)" in out, out
+        assert "bot2@v1 (" not in out and "bot2@v1" in out
+    active = runner.invoke(main, ["ladder", "standings", str(directory)]).output
+    assert "(retired)" not in active and "bot0@v1" not in active
