@@ -215,8 +215,6 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
                    "interrupted while waiting for the other run: this one played nothing",
                    err=True)
         sys.exit(130)
-    for line in result.skipped:
-        err_console.print(f"[yellow]warning: {line}[/]")
     for bot, why in sorted(lines.absent.items()):
         if bot not in lines.present:  # it took a share of the night's games and played none
             err_console.print(f"warning: {bot} never connected in this run: its "

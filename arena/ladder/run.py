@@ -42,7 +42,7 @@ from arena.ladder.store import ACTIVE, NEXT_RUN, RETIRED, LadderStore, Version, 
 from arena.ladder.worker import WORKERS_LOCK, WorkerReferee
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.referee.spec import BotSpec
-from arena.tournament.config import TournamentConfig, preflight
+from arena.tournament.config import TournamentConfig, bot_problems
 from arena.tournament.executor import Executor, open_executor
 from arena.tournament.pairing import RoundPlan, Table
 from arena.tournament.runner import (
@@ -225,10 +225,10 @@ class LadderRun:
         checker.start()  # reads every page while the workers start
         known = store.identity()
         check_fixed(self.config, known, self.directory)
-        versions, skipped = _playable(store.active(), self.config, self.directory)
+        versions, skipped = _playable(store.active())
+        for line in skipped:  # at the start of the night's log, whatever happens next; and
+            log.warning("%s", line)  # above an error, which is then the last line (tail -1)
         if len(versions) < self.config.seats:
-            for line in skipped:  # first, so that the error is the last line (tail -1)
-                log.warning("%s", line)
             raise ConfigError(f"{count_of(len(versions), 'active bot')} can play in "
                               f"{self.directory}; a "
                               f"table needs {self.config.seats}: add bots with `arena ladder "
@@ -414,18 +414,15 @@ def _spec(version: Version) -> BotSpec:
     return BotSpec(version.entry, expand_cmd(version.cmd), version.cwd, version.env)
 
 
-def _playable(active: Sequence[Version], config: LadderConfig,
-              directory: Path) -> tuple[list[Version], list[str]]:
+def _playable(active: Sequence[Version]) -> tuple[list[Version], list[str]]:
     """The active versions whose command exists, and a line for each one that does not
     (one member's broken bot does not stop the ladder)."""
     playable, skipped = [], []
     for version in active:
-        single = config.tournament([_spec(version)], directory, "")
-        try:
-            preflight(single)
-        except ConfigError as exc:
-            reason = "; ".join(p.split(": ", 1)[-1] for p in exc.problems)
-            skipped.append(f"{version.entry} is not scheduled in this run: {reason}")
+        problems = bot_problems(_spec(version))
+        if problems:
+            skipped.append(f"{version.entry} is not scheduled in this run: "
+                           f"{'; '.join(problems)}")
             continue
         playable.append(version)
     return playable, skipped

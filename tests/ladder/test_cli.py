@@ -239,3 +239,23 @@ def test_standings_all_says_which_versions_are_no_longer_scheduled(
         assert "bot2@v1 (" not in out and "bot2@v1" in out
     active = runner.invoke(main, ["ladder", "standings", str(directory)]).output
     assert "(retired)" not in active and "bot0@v1" not in active
+
+
+def test_a_bot_left_out_is_said_before_the_first_game(runner: CliRunner,
+                                                      make_ladder: MakeLadder) -> None:
+    # the line came after the night's last game (a run stopped by an error never said it),
+    # and named the bot twice: "gone@v1 is not scheduled in this run: bot 'gone@v1': ..."
+    directory = make_ladder(bots=2)
+    folder = directory.parent / "nowhere"
+    folder.mkdir()
+    members.add(directory, "gone", f"{sys.executable} -c pass", version="v1", cwd=folder)
+    folder.rmdir()  # the member removed their folder and nobody retired the bot
+    result = runner.invoke(main, ["ladder", "run", str(directory), "--games", "2", "-j", "1",
+                                  "--no-report"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    [said] = [i for i, line in enumerate(lines) if "gone@v1 is not scheduled" in line]
+    first = next(i for i, line in enumerate(lines) if line.startswith("[1/2]"))
+    assert said < first, result.output
+    assert lines[said].endswith(f"gone@v1 is not scheduled in this run: cwd "
+                                f"{folder} is not a directory")
