@@ -184,6 +184,10 @@ def run(directory: Path, games: int | None, minutes: float | None, wait: bool,
     A second run while one plays exits at once with status 75 (or waits with --wait). A
     run stopped at any point (even SIGKILL) keeps every stored game; the next run
     finishes the round it left and goes on.
+
+    Exit status: 0 the games were played (a bot left out or forfeiting is a warning
+    line); 1 an error, in one line; 2 a usage error; 75 another run is playing; 130
+    stopped by SIGTERM or Ctrl-C.
     """
     if games is not None and minutes is not None:
         raise click.UsageError("give --games or --minutes, not both")
