@@ -8,6 +8,9 @@ import click
 
 from arena.core.errors import ArenaError
 from arena.games import REGISTRY
+from arena.ladder.store import ADVICE as LADDER_ADVICE
+from arena.report.ladder import is_ladder
+from arena.tournament.store import RUN_ADVICE
 from arena.tournament.verify import verify_run
 
 
@@ -22,7 +25,8 @@ def verify(directory: Path) -> None:
     standings.csv; replay files that no stored game references are reported. Prints one
     line per mismatch and exits with status 1 if there is any, else prints a summary.
     """
-    report = verify_run(directory, REGISTRY)
+    report = verify_run(directory, REGISTRY,
+                        LADDER_ADVICE if is_ladder(directory) else RUN_ADVICE)
     for line in report.mismatches:
         click.echo(line)
     for note in report.notes:

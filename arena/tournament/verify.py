@@ -36,7 +36,15 @@ from arena.tournament.pairing import RoundPlan
 from arena.tournament.secret import game_seed, read_salt, salt_exposed
 from arena.tournament.settings import RULES, Settings
 from arena.tournament.standings import Standings
-from arena.tournament.store import LADDER_NAME, PUBLIC, GameRow, Store, StoredGame
+from arena.tournament.store import (
+    LADDER_NAME,
+    PUBLIC,
+    RUN_ADVICE,
+    Advice,
+    GameRow,
+    Store,
+    StoredGame,
+)
 
 REPLAYS = "replays"
 
@@ -79,14 +87,15 @@ class _Run:
     salt_known: bool
 
 
-def verify_run(directory: Path, registry: Registry) -> Report:
-    """Check every stored game of the run in `directory` against its replay and the engine.
+def verify_run(directory: Path, registry: Registry, advice: Advice = RUN_ADVICE) -> Report:
+    """Check every stored game of the run in `directory` against its replay and the engine
+    (`advice`: what a database error tells the user to do, a ladder's own for a ladder).
 
     Raises:
         StoreError: no usable results database in `directory`.
     """
     report = Report()
-    run = _load(directory, report)
+    run = _load(directory, report, advice)
     report.games = len(run.rows)
     verified: list[StoredGame] = []
     for row in run.rows:
@@ -182,8 +191,8 @@ def _last_outcome_differs(data: bytes, row: GameRow) -> str | None:
 # loading -------------------------------------------------------------------------------
 
 
-def _load(directory: Path, report: Report) -> _Run:
-    store = Store.open(directory, None)
+def _load(directory: Path, report: Report, advice: Advice) -> _Run:
+    store = Store.open(directory, None, advice=advice)
     try:
         rows, rounds = store.game_rows(), store.rounds()
         settings = json.loads(store.meta("settings") or "{}")

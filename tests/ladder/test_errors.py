@@ -223,3 +223,18 @@ def test_arena_report_on_a_ladder_gives_the_ladders_advice(
     [line] = lines(result.output)
     assert line.startswith("Error: the disk is full: ") and "--resume" not in line, line
     assert "arena ladder run" in line
+
+
+def test_arena_verify_on_a_ladder_gives_the_ladders_advice(
+        runner: CliRunner, make_ladder: MakeLadder, monkeypatch: pytest.MonkeyPatch) -> None:
+    # as arena report did: "(with --resume if it holds games)" on a full disk, and "move it
+    # aside or pick another --out" for a damaged file, options a ladder does not have
+    directory = make_ladder(bots=2)
+    play(directory, 2)
+    monkeypatch.setattr(tournament_store, "_space_left", lambda path: 0)
+    monkeypatch.setattr(tournament_store.Store, "_setup", io_error)  # as it opens the file
+    result = runner.invoke(main, ["verify", str(directory)])
+    assert result.exit_code == 1, result.output
+    [line] = lines(result.output)
+    assert line.startswith("Error: the disk is full: ") and "--resume" not in line, line
+    assert "arena ladder run" in line
