@@ -109,7 +109,8 @@ def add(directory: Path, name: str, cmd: str, cwd: Path | None, version: str | N
         console.print(f"{entry} is the active version, its files unchanged: it now runs "
                       f"{' '.join(result.version.cmd)!r} in {result.version.cwd}")
     elif result.outcome is members.Added.RESTORED:
-        console.print(f"{entry} is active again (replacing {result.replaced or 'nothing'})")
+        console.print(f"{entry} is active again (replacing {result.replaced})"
+                      if result.replaced else f"{entry} is active again (it was retired)")
     elif result.replaced:
         console.print(f"{entry} added; it replaces {result.replaced}, which keeps its games "
                       "and is no longer scheduled")

@@ -232,7 +232,13 @@ def retire(directory: Path, bot: str) -> Version:
     store = LadderStore.open(directory)
     try:
         with reading(store.store.path):
-            current = next((v for v in store.versions(bot) if v.status == ACTIVE), None)
+            versions = store.versions(bot)
+            current = next((v for v in versions if v.status == ACTIVE), None)
+            retired = next((v for v in versions if v.status == RETIRED), None)
+            if current is None and retired is not None:  # a script's second retire, say
+                raise ConfigError(f"{bot!r} is already retired ({retired.entry}): no version "
+                                  "of it is scheduled; `arena ladder add` makes it active "
+                                  "again")
             if current is None:
                 known = sorted({v.bot for v in store.active()})
                 raise ConfigError(f"{bot!r} is not an active bot of this ladder (active: "

@@ -259,3 +259,22 @@ def test_a_bot_left_out_is_said_before_the_first_game(runner: CliRunner,
     assert said < first, result.output
     assert lines[said].endswith(f"gone@v1 is not scheduled in this run: cwd "
                                 f"{folder} is not a directory")
+
+
+def test_retiring_a_retired_bot_says_so_and_adding_it_again_says_it_was_retired(
+        runner: CliRunner, make_ladder: MakeLadder) -> None:
+    # "'bot0' is not an active bot of this ladder", as if the name were wrong, and then
+    # "bot0@v1 is active again (replacing nothing)"
+    directory = make_ladder(bots=2)
+    assert runner.invoke(main, ["ladder", "retire", str(directory), "bot0"]).exit_code == 0
+    again = runner.invoke(main, ["ladder", "retire", str(directory), "bot0"])
+    assert again.exit_code == 1
+    assert again.output.strip() == ("Error: 'bot0' is already retired (bot0@v1): no version "
+                                    "of it is scheduled; `arena ladder add` makes it active "
+                                    "again")
+    unknown = runner.invoke(main, ["ladder", "retire", str(directory), "nobody"])
+    assert "'nobody' is not an active bot of this ladder (active: bot1)" in unknown.output
+    back = runner.invoke(main, ["ladder", "add", str(directory), "bot0", "--cmd",
+                                "builtin:random", "--version", "v1"])
+    assert back.exit_code == 0 and back.output.strip() == "bot0@v1 is active again (it was " \
+                                                          "retired)", back.output

@@ -68,8 +68,10 @@ def test_retire_stops_a_bot_and_names_the_active_ones(make_ladder: MakeLadder) -
     directory = make_ladder(bots=2)
     assert members.retire(directory, "bot0").entry == "bot0@v1"
     assert [v.status for v in read.versions(directory)] == ["retired", "active"]
-    with pytest.raises(ConfigError, match=r"'bot0' is not an active bot .*active: bot1"):
+    with pytest.raises(ConfigError, match=r"'bot0' is already retired \(bot0@v1\)"):
         members.retire(directory, "bot0")
+    with pytest.raises(ConfigError, match=r"'bot9' is not an active bot .*active: bot1"):
+        members.retire(directory, "bot9")
 
 
 @pytest.mark.parametrize(("name", "version"), [("two words", None), ("ok", "a/b"),
