@@ -366,8 +366,8 @@ def history(directory: Path, name: str | None, fmt: str) -> None:
         text = [[str(p.run), _date(p.taken), p.bot, p.version, _rating(p), str(p.games)]
                 for p in points]
         if fmt == "md":
-            click.echo(markdown([header, *text], [h in ("run", "games") for h in header]),
-                       nl=False)
+            numeric = ("run", "rating ±95%", "games")  # right-aligned, as in the table
+            click.echo(markdown([header, *text], [h in numeric for h in header]), nl=False)
             return
         out = fitted_table(f"{directory}: rating history", [
             (h, "right" if h in ("run", "rating ±95%", "games") else "left") for h in header])

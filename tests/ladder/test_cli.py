@@ -92,6 +92,10 @@ def test_standings_and_history_in_every_format(runner: CliRunner,
          ["games"])]
     unknown = runner.invoke(main, ["ladder", "history", str(directory), "nobody"])
     assert unknown.exit_code == 1 and "'nobody' is not a bot" in unknown.output
+    # the ratings were left-aligned in Markdown, right-aligned in the table
+    rule = runner.invoke(main, ["ladder", "history", str(directory), "--format", "md"]
+                         ).output.splitlines()[1]
+    assert rule == "|---:|:---|:---|:---|---:|---:|"
 
 
 def test_a_directory_that_is_not_a_ladder_is_one_line(runner: CliRunner,
