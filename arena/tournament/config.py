@@ -95,7 +95,8 @@ def parse_config(text: str, source: str = "<string>", base: Path | None = None,
 
         registry = REGISTRY
     problems = Problems(source, kind.what)
-    doc = load_document(text, problems)
+    doc = load_document(text, problems, (*kind.required, *(
+        k for k in kind.keys if k not in kind.required))[:3])
     config = Builder(doc, problems, base or Path.cwd(), registry, kind,
                      commands).build(text)
     problems.raise_if_any()

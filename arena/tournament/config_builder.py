@@ -315,10 +315,14 @@ class Builder:
             self.p.add(line, f"'players_per_game' {value!r}: this game seats {low} to {high}")
             return TableSize(low, low)
         if bot_count and bot_count < smallest:
+            # a size the file does not write is the game's default, said as such
+            written = "players_per_game" in doc
             self.p.add(line, f"{count_of(bot_count, 'bot')} cannot fill a table: "
-                       f"'players_per_game' "
-                       f"{value!r} needs at least {smallest}"
-                       + (" (a table may be a seat short)" if smallest < size else ""))
+                       + (f"'players_per_game' {value!r}" if written else "a table")
+                       + f" needs at least {smallest}"
+                       + (" (a table may be a seat short)" if smallest < size else "")
+                       + ("" if written else f" ('players_per_game' is not given: the "
+                                              f"game's default is {value})"))
         return TableSize(size, smallest)
 
     def _rounds_unused(self, why: str | None) -> tuple[str, ...]:

@@ -54,8 +54,9 @@ def decode_utf8(data: bytes, source: str) -> str:
                           f"byte offset {exc.start}; save the file as UTF-8") from None
 
 
-def load_document(text: str, problems: Problems) -> LineDict:
-    """Return YAML `text` as a mapping with lines, adding each key written twice to `problems`.
+def load_document(text: str, problems: Problems, keys: tuple[str, ...]) -> LineDict:
+    """Return YAML `text` as a mapping with lines, adding each key written twice to `problems`
+    (`keys`: the first few keys of such a file, named when the text is no mapping).
 
     Raises:
         ConfigError: the text is not YAML, or not a mapping (with the problems found so far).
@@ -75,7 +76,7 @@ def load_document(text: str, problems: Problems) -> LineDict:
     for line, key in duplicates:
         problems.add(line, f"key {key!r} appears twice")
     if not isinstance(doc, LineDict):
-        problems.add(1, "a tournament file is a mapping of keys (name, game, bots, ...)")
+        problems.add(1, f"a {problems.what} is a mapping of keys ({', '.join(keys)}, ...)")
         problems.raise_if_any()
     assert isinstance(doc, LineDict)
     return doc

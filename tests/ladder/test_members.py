@@ -103,6 +103,15 @@ def test_ladder_yaml_reports_every_problem_with_its_line() -> None:
     assert "tournament file" not in str(caught.value)
 
 
+@pytest.mark.parametrize("text", ["", "- a list\n", "just words\n"])
+def test_a_ladder_yaml_that_is_no_mapping_is_said_of_a_ladder_file(text: str) -> None:
+    # it was "a tournament file is a mapping of keys (name, game, bots, ...)": no bots here
+    with pytest.raises(ConfigError) as caught:
+        parse_ladder(text, "ladder.yaml")
+    assert caught.value.problems == [
+        "ladder.yaml:1: a ladder file is a mapping of keys (game, name, rules, ...)"]
+
+
 def test_ladder_yaml_takes_bot_files_as_a_tournament_file_does() -> None:
     """The bundle error's advice (`bot_files: shared`) must work in a ladder too."""
     assert parse_ladder("game: machiavelli\nbot_files: shared\n").base.bot_files == "shared"

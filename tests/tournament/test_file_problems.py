@@ -86,7 +86,8 @@ def test_a_refused_bot_still_counts_toward_filling_a_table(tmp_path: Path) -> No
         "t.yaml:5: bot 'b': 'restart' 'sometimes' is not valid; valid: never, per-game"]
     one = 'name: x\ngame: toy\nbots:\n  - {name: a, cmd: "builtin:rndom"}\n'
     assert problems_of(one, tmp_path) == [
-        "t.yaml:3: 1 bot cannot fill a table: 'players_per_game' 2 needs at least 2",
+        "t.yaml:3: 1 bot cannot fill a table: a table needs at least 2 ('players_per_game' is "
+        "not given: the game's default is 2)",
         "t.yaml:4: bot 'a': unknown built-in bot 'builtin:rndom'; valid: builtin:random, "
         "builtin:default"]
 
@@ -150,8 +151,9 @@ def test_a_table_a_default_size_cannot_fill_is_said_at_the_bots() -> None:
         bots:
           - {name: a, cmd: "builtin:random"}
         """)
-    assert found == ["t.yaml:4: 1 bot cannot fill a table: 'players_per_game' 2 needs at "
-                     "least 2"]
+    # it quoted "'players_per_game' 2", which the file does not say
+    assert found == ["t.yaml:4: 1 bot cannot fill a table: a table needs at least 2 "
+                     "('players_per_game' is not given: the game's default is 2)"]
 
 
 def test_a_ladder_file_without_its_game_is_said_of_the_file() -> None:
