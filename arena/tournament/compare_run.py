@@ -15,7 +15,7 @@ import os
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from arena.core.errors import ArenaError, ConfigError, StoreError
 from arena.core.game import Json
 from arena.core.record import GameRecord
 from arena.core.words import count_of
+from arena.referee.roster import cause_in_log
 from arena.tournament.compare import (
     BASE_GAME,
     CANDIDATE_GAME,
@@ -73,6 +74,35 @@ class CompareProgress:
 
 
 @dataclass(frozen=True, slots=True)
+class Forfeits:
+    """A bot's forfeits among the counted games, by reason, and its faults there, by kind."""
+
+    bot: str
+    games: int
+    """Its counted games."""
+    reasons: Mapping[str, int]
+    faults: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        """Its forfeited games."""
+        return sum(self.reasons.values())
+
+    def words(self) -> str:
+        """`forfeited 2 of its 4 games (max_faults 2; its faults: timeout 6)`."""
+        def listed(counts: Mapping[str, int]) -> str:
+            return ", ".join(f"{k} {n}" for k, n in Counter(counts).most_common())
+        faults = f"; its faults: {listed(self.faults)}" if self.faults else ""
+        return (f"forfeited {self.total} of its {count_of(self.games, 'game')} "
+                f"({listed(self.reasons)}{faults})")
+
+    def to_json(self) -> dict[str, Json]:
+        """Return the counts as JSON-ready data."""
+        return {"games": self.games, "forfeits": self.total, "reasons": dict(self.reasons),
+                "faults": dict(self.faults)}
+
+
+@dataclass(frozen=True, slots=True)
 class CompareResult:
     """How a comparison ended."""
 
@@ -80,6 +110,9 @@ class CompareResult:
     status: Status
     stored: int
     """Games in the database (some may have ended after the verdict and not count)."""
+    forfeits: tuple[Forfeits, ...] = ()
+    """The bots that forfeited some of the counted games (each such game is a loss): a
+    verdict on a bot that crashes now and then is not one on its play alone."""
 
 
 class CompareRun:
@@ -112,6 +145,8 @@ class CompareRun:
         """Each bot's forfeits in the counted games, by reason (`_check_broken`): an
         opponent's too, since one that cannot play makes every deal a tie, and the run
         played on to --max-games for nothing (found by a bot author's audit)."""
+        self.faulted: dict[str, Counter[str]] = {bot.name: Counter() for bot in setup.bots}
+        """Each bot's faults in the counted games, by kind: what a `max_faults` was."""
 
     def run(self) -> CompareResult:
         """Play until the test decides or `max_games` are counted; write the report.
@@ -155,7 +190,7 @@ class CompareRun:
                 # workers finish the game they hold before they stop: read back all there is
                 self.records = {g.key: g.record for g in store.games()}
             result = CompareResult(self.test.verdict or Verdict.INCONCLUSIVE,
-                                   self.test.status(), len(self.records))
+                                   self.test.status(), len(self.records), self.forfeits())
             self._write(store, result)
             return result
         finally:
@@ -213,24 +248,40 @@ class CompareRun:
         the base or an opponent) has forfeited (nearly) every counted game of its own.
 
         Raises:
-            ArenaError: which bot, how many of its games, and why (its forfeits' reasons).
+            ArenaError: which bot, how many of its games, and why (its forfeits' reasons,
+                its faults' kinds, its log and the line of it that says why).
         """
-        for seat in (s for record in deal for s in record.seats):
-            if seat.bot in self.lost:
+        for record in deal:
+            bots = {s.seat: s.bot for s in record.seats}
+            for seat in (s for s in record.seats if s.bot in self.lost):
                 self.seated[seat.bot] += 1
                 if seat.forfeit is not None:
                     self.lost[seat.bot][seat.forfeit.value] += 1
+            for fault in record.faults:
+                if bots.get(fault.seat) in self.faulted:
+                    self.faulted[bots[fault.seat]][fault.kind.value] += 1
         if 2 * self.test.sample.n < BROKEN_GAMES:
             return
-        for bot, lost in self.lost.items():
-            if self.seated[bot] and lost.total() >= BROKEN_SHARE * self.seated[bot]:
-                why = ", ".join(f"{reason} {n}" for reason, n in lost.most_common())
-                seated = count_of(self.seated[bot], "game")
-                raise ArenaError(f"no verdict: {bot} forfeited {lost.total()} of its {seated} "
-                                 f"({why}): a bot that cannot play is broken, not worse; "
-                                 f"see its log in {self.out / 'logs'}, try `arena check-bot`, "
-                                 "then compare "
-                                 "into a new --out")
+        for lost in self.forfeits():
+            if lost.total >= BROKEN_SHARE * lost.games:
+                raise ArenaError(f"no verdict: {lost.bot} {lost.words()}: a bot that cannot "
+                                 f"play is broken, not worse; {self.log_words(lost.bot)}; "
+                                 "try `arena check-bot`, then compare into a new --out")
+
+    def forfeits(self) -> tuple[Forfeits, ...]:
+        """The bots with forfeits among the counted games, in the order of the bots."""
+        return tuple(Forfeits(bot, self.seated[bot], dict(lost), dict(self.faulted[bot]))
+                     for bot, lost in self.lost.items() if lost and self.seated[bot])
+
+    def log_words(self, bot: str) -> str:
+        """Where the bot's log is, and the line of its end that says why it stopped
+        (`its log out/logs/v2.log ends: KeyError: 'x'`); a run on a cluster keeps one log
+        per worker, in a folder of its own."""
+        path = self.out / "logs" / f"{bot}.log"
+        if not path.is_file():
+            return f"see its logs in {self.out / 'logs'}"
+        said = cause_in_log(path)
+        return f"its log {path}" + (f" ends: {said}" if said else "")
 
     def _play(self, store: Store, pool: Executor) -> None:
         self._hand_out(store, pool)
@@ -307,6 +358,7 @@ def report_json(setup: CompareSetup, result: CompareResult,
             "llr": status.llr, "bounds": [status.lower, status.upper], "elo": status.elo,
             "elo_95": status.elo_95 if status.elo_95 != float("inf") else None,
             "los": status.los, "variance_reduction": status.variance_reduction,
+            "forfeits": {f.bot: f.to_json() for f in result.forfeits},
             "deal_results": deals}
 
 

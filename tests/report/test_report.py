@@ -164,6 +164,27 @@ def test_a_comparisons_report_leads_with_its_verdict(runner: CliRunner,
     assert 'data-testid="verdict"' not in (tournament / "report" / "index.html").read_text()
 
 
+def test_a_comparisons_report_names_the_forfeits_its_verdict_counted(runner: CliRunner,
+                                                                     tmp_path: Path) -> None:
+    # a candidate that crashed in some games had its verdict shown with not a word of it
+    out = tmp_path / "cmp"
+    done = runner.invoke(main, ["compare", "machiavelli", "--out", str(out), "--candidate",
+                                "new=builtin:default", "--base", "old=builtin:random",
+                                "--elo1", "300", "--max-games", "4", "-j", "1"])
+    assert done.exit_code in (0, 1, 2), done.output
+    said = json.loads((out / "compare.json").read_text())
+    assert said["forfeits"] == {}  # built-in bots never forfeit
+    said["forfeits"] = {"new": {"games": 2, "forfeits": 1, "reasons": {"crashed": 1},
+                                "faults": {}}, "old": "not a mapping: left out"}
+    (out / "compare.json").write_text(json.dumps(said))
+    built = runner.invoke(main, ["report", str(out)])
+    assert built.exit_code == 0, built.output
+    page = (out / "report" / "index.html").read_text()
+    verdict = page[page.index('data-testid="verdict"'):page.index('id="standings"')]
+    assert "forfeits of new" in verdict and "1 of its 2 counted games (crashed 1)" in verdict
+    assert "forfeits of old" not in verdict
+
+
 @pytest.mark.parametrize("opens", [True, False])
 def test_open_says_where_the_page_is_with_or_without_a_browser(
         runner: CliRunner, finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

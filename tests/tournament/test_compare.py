@@ -268,8 +268,51 @@ def test_a_candidate_that_cannot_play_gets_no_verdict_not_h0(tmp_path: Path) -> 
     assert done.returncode == 3, done.stdout + done.stderr
     text = " ".join(done.stderr.split())
     assert "no verdict: v2 forfeited 4 of its 4 games (crashed 4)" in text, text
+    assert f"its log {tmp_path / 'out' / 'logs' / 'v2.log'}" in text, text  # not the folder
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out" / "compare.json").exists()  # no verdict written
+
+
+def test_a_bot_that_hangs_is_told_what_its_forfeits_were(tmp_path: Path) -> None:
+    """`max_faults` alone did not say that every fault was a timeout."""
+    bot = tmp_path / "hangs.py"
+    bot.write_text("import time\nfrom arena.client import run\n"
+                   "run(lambda request: time.sleep(600), name='hangs')\n")
+    done = compare(tmp_path / "out", "--candidate", f"v2=python {bot}", "--base",
+                   "v1=builtin:random", "--move-ms", "50", "--max-faults", "1")
+    assert done.returncode == 3, done.stdout + done.stderr
+    text = " ".join(done.stderr.split())
+    assert "v2 forfeited 4 of its 4 games (max_faults 4; its faults: timeout 4)" in text, text
+
+
+CRASHES_ONCE = ("import os\nfrom arena.client import run\n"
+                "def act(request, rng):\n"
+                "    try:\n"
+                "        os.close(os.open({marker!r}, os.O_CREAT | os.O_EXCL))\n"
+                "    except FileExistsError:\n"
+                "        return rng.choice(request.options)\n"
+                "    raise RuntimeError('a bug of the first game')\n"
+                "run(act, name='crashes-once')\n")
+"""Crashes on the first request any of its processes gets, then plays at random."""
+
+
+def test_a_verdict_says_what_the_compared_bots_forfeited(tmp_path: Path) -> None:
+    """A candidate that crashed in some games got its verdict with not a word of it: each
+    crash a loss, the verdict read as its play (found by a bot author's audit)."""
+    bot = tmp_path / "crashes_once.py"
+    bot.write_text(CRASHES_ONCE.format(marker=str(tmp_path / "crashed")))
+    out = tmp_path / "out"
+    # bounds no deal can reach: the comparison counts all 8 deals, the crash among them
+    done = compare(out, "--candidate", f"v2=python {bot}", "--base", "v1=builtin:random",
+                   "--alpha", "1e-12", "--beta", "1e-12", "--max-games", "16")
+    assert done.returncode == 2, done.stdout + done.stderr
+    text = " ".join(done.stderr.split())
+    assert (f"warning: v2 forfeited 1 of its 16 games (crashed 1): each counts as a loss, so "
+            f"the verdict is not on its play alone; its log {out / 'logs' / 'v2.log'} ends: "
+            "RuntimeError: a bug of the first game") in text, text
+    forfeits = report(out)["forfeits"]
+    assert forfeits == {"v2": {"games": 16, "forfeits": 1, "reasons": {"crashed": 1},
+                               "faults": {}}}, forfeits
 
 
 def test_an_opponent_that_cannot_play_gets_no_verdict_either(tmp_path: Path) -> None:
