@@ -215,7 +215,9 @@ class _Run:
         """Play game `index`: its own seed, the candidate in seat index % players."""
         seat = index % self.players
         table = [SeatPlayer(f"random-{i}", builtin="random") for i in range(self.players)]
+        # describe: a crash's forfeit line said "crashed (ended)", not how it ended
         table[seat] = SeatPlayer.remote(BOT_NAME, peer, alive=process.alive,
+                                        describe=lambda: self._how(process),
                                         private=process.sandboxed and self.private_endpoint)
         return run_game(self.engine, self.options.rules, self.options.seed + index, table,
                         observer, self.options.time, FaultPolicy(max_faults=3), ids=self.ids)

@@ -9,9 +9,10 @@ from rich.table import Table
 
 from arena.checkbot import CheckOptions, CheckReport, check_bot
 from arena.cli.options import (
+    check_players,
+    checked_rules,
     endpoint,
     move_ms_option,
-    parse_rules,
     rules_option,
     sandbox_option,
     startup_ms_option,
@@ -70,17 +71,17 @@ def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int 
     random choice from game_start.bot_seed (protocol/PROTOCOL.md).
     """
     info = REGISTRY.get(game).info
-    if players is not None and not info.min_players <= players <= info.max_players:
-        # a usage error (exit 2), as compare says it: it read "invalid rules", exit 1
-        raise click.BadParameter(f"{game} is played by {info.min_players} to "
-                                 f"{info.max_players} players", param_hint="--players")
+    if players is not None:  # a usage error (exit 2): it read "invalid rules", exit 1
+        check_players(game, players, "--players")
+    seats = players or max(info.min_players, min(4, info.max_players))  # as check_bot seats
+    rules = checked_rules(game, seats, rule_pairs)  # the same: exit 1 is "a check failed"
     # a missing script is said before any check: sandboxed, it read as a file missing from
     # the bot's private /tmp, with advice to give --cwd
     if missing := bot_problems(BotSpec("bot", with_python(cmd), str(cwd) if cwd else None)):
         raise ArenaError(f"the bot's command: {'; '.join(missing)}")
     options = CheckOptions(
         game=game, cmd=with_python(cmd), games=games, players=players, seed=seed,
-        rules=parse_rules(rule_pairs),
+        rules=rules,
         time=TimeControl(move_ms=move_ms, bank_ms=0, startup_ms=startup_ms),
         endpoint=endpoint(tcp), cwd=str(cwd) if cwd else None, grace_ms=grace_ms,
         sandbox=SandboxPolicy(SandboxMode(sandbox)))

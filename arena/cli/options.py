@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 
 import click
 
+from arena.core.errors import ConfigError
+from arena.games import REGISTRY
 from arena.referee.sandbox import SandboxMode
 from arena.referee.spec import LOOPBACK_TCP, BotSpec
 
@@ -28,6 +30,34 @@ def parse_rules(pairs: tuple[str, ...]) -> dict[str, Any]:
         except json.JSONDecodeError:
             rules[key] = raw
     return rules
+
+
+def checked_rules(game: str, players: int, pairs: tuple[str, ...]) -> dict[str, Any]:
+    """Parse `--rules` pairs and check them against GAME for `players` seats.
+
+    Raises:
+        click.BadParameter: every problem, in one line (a usage error: `check-bot` exits 1
+            for a bot that fails, and 'invalid rules' with that status read as one).
+    """
+    rules = parse_rules(pairs)
+    try:
+        REGISTRY.get(game).resolve_rules(players, rules)
+    except ConfigError as exc:
+        raise click.BadParameter("; ".join(exc.problems), param_hint="--rules") from None
+    return rules
+
+
+def check_players(game: str, players: int, option: str) -> None:
+    """Refuse a number of seats GAME is not played by, as a usage error naming `option`.
+
+    Raises:
+        click.BadParameter: `machiavelli is played by 2 to 8 players` (`1 --bot given`).
+    """
+    info = REGISTRY.get(game).info
+    if not info.min_players <= players <= info.max_players:
+        given = f"; {players} --bot given" if option == "--bot" else ""
+        raise click.BadParameter(f"{game} is played by {info.min_players} to "
+                                 f"{info.max_players} players{given}", param_hint=option)
 
 
 def rules_option(help_text: str = "A rule option (repeatable).") -> Callable[[F], F]:

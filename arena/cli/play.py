@@ -14,10 +14,11 @@ from typing import Any
 import click
 
 from arena.cli.options import (
+    check_players,
+    checked_rules,
     cwd_option,
     endpoint,
     move_ms_option,
-    parse_rules,
     rules_option,
     sandbox_option,
     startup_ms_option,
@@ -26,13 +27,13 @@ from arena.cli.options import (
 )
 from arena.cli.ui import console, err_console, fitted_table
 from arena.core.errors import ArenaError
-from arena.core.record import GameRecord
+from arena.core.record import ForfeitReason, GameRecord
 from arena.core.words import count_of
 from arena.games import REGISTRY
 from arena.referee import BotSpec, FaultPolicy, Referee, TimeControl
 from arena.referee.replay import Step, read_replay
 from arena.referee.review import check_replay, engine_for, seat_view
-from arena.referee.roster import printable
+from arena.referee.roster import log_tail, printable
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.tournament.config import SEED_LIMIT, bot_problems, with_python
 
@@ -121,18 +122,21 @@ def play(game: str, bots: tuple[str, ...], seed: int, rule_pairs: tuple[str, ...
     start, crashed, hit a limit or forfeited (the game was still played and recorded),
     1 for an error, 2 for a usage error, 130 when interrupted.
     """
+    # usage errors (exit 2), not "invalid rules" (exit 1): a count of --bot, a bad --rules
     specs = with_cwds([parse_bot(text) for text in bots], cwds)
+    check_players(game, len(specs), "--bot")
+    rules = checked_rules(game, len(specs), rule_pairs)
     # before the game, as `arena run` does: sandboxed, a missing script was reported as a
     # file missing from the bot's private /tmp, with advice about its working directory
     if missing := [f"bot {s.name!r}: {p}" for s in specs for p in bot_problems(s)]:
         raise ArenaError("; ".join(missing))
-    rules = parse_rules(rule_pairs)
-    REGISTRY.get(game).resolve_rules(len(specs), rules)
     time = TimeControl(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
-    if replay is not None:
-        replay.parent.mkdir(parents=True, exist_ok=True)  # before the game, not after it
+    if replay is not None:  # before the game, not after it
+        _make_dir(replay.parent, f"cannot write the replay {replay}")
     with tempfile.TemporaryDirectory(prefix="arena-play-") as scratch:
         run_dir = workdir or Path(scratch)
+        # the bots' logs: a folder that cannot be made read as the bot's command not found
+        _make_dir(run_dir / "logs", f"cannot keep the bots' logs in {run_dir} (--workdir)")
         # written in the run directory, which no bot sees, and moved when the game is over:
         # hiding the replay's own folder refused every bot run from the folder it is in
         written = run_dir / "replays" / replay.name if replay else None
@@ -146,22 +150,67 @@ def play(game: str, bots: tuple[str, ...], seed: int, rule_pairs: tuple[str, ...
                                       label=replay.stem if replay else f"play-seed-{seed}")
         finally:
             if replay is not None and written is not None and written.exists():
-                shutil.move(written, replay)
-    _render(record)
-    if replay is not None:
-        console.print(f"replay: {replay}", highlight=False)
-    if _report_trouble(record):
+                _move(written, replay)
+        _render(record)
+        if replay is not None:
+            console.print(f"replay: {replay}", highlight=False)
+        # here, while a temporary folder still holds the logs: the bots are stopped
+        troubled = _report_trouble(record, run_dir / "logs", kept=workdir is not None)
+    if troubled:
         sys.exit(3)
 
 
-def _report_trouble(record: GameRecord) -> bool:
-    """Print each forfeit with its reason and each alarm; return whether there was any."""
+def _make_dir(path: Path, what: str) -> None:
+    """Create a folder (and its parents), or say in one line why it cannot be.
+
+    Raises:
+        ArenaError: `what`, and the system's reason.
+    """
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocker = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()),
+                       None)
+        if blocker is not None:  # "File exists" said nothing of which
+            raise ArenaError(f"{what}: {blocker} is a file, not a folder") from None
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(path) else ""
+        raise ArenaError(f"{what}: {exc.strerror or exc}{where}") from None
+
+
+def _move(written: Path, replay: Path) -> None:
+    """Move the finished replay where it was asked for, or say in one line why not.
+
+    Raises:
+        ArenaError: the replay cannot be written there, and why.
+    """
+    try:
+        shutil.move(written, replay)
+    except OSError as exc:
+        raise ArenaError(f"cannot write the replay {replay}: {exc.strerror or exc}") from None
+
+
+GONE = (ForfeitReason.CRASHED, ForfeitReason.LIMIT)
+"""Forfeits whose cause the bot's own output tells (its traceback, a MemoryError)."""
+
+
+def _report_trouble(record: GameRecord, logs: Path, kept: bool) -> bool:
+    """Print each forfeit with its reason (a bot that died in the game: the end of its log,
+    which a temporary folder would take with it, and where it is kept), and each alarm;
+    return whether there was any."""
     names = {str(s.seat): s.bot for s in record.seats}
     forfeits = record.details.get("forfeits") or {}
     alarms = record.details.get("alarms") or []
+    gone = {str(s.seat) for s in record.seats if s.forfeit in GONE}
     for seat, why in sorted(forfeits.items()):
-        err_console.print(f"[yellow]{names.get(seat, seat)} (seat {seat}) forfeited: {why}[/]",
+        name = names.get(seat, seat)
+        err_console.print(f"[yellow]{name} (seat {seat}) forfeited: {why}[/]",
                           highlight=False)
+        if seat in gone:
+            log = logs / f"{name}.log"
+            where = f"its log: {log}" if kept else "--workdir DIR keeps its log"
+            said = log_tail(log)
+            err_console.print(f"  the end of its output ({where}):{said}" if said else
+                              f"  it printed nothing ({where})", highlight=False, markup=False)
     for alarm in alarms:
         err_console.print(f"[bold red]ALARM against {alarm['bot']}: {alarm['kind']}: "
                           f"{alarm['detail']}[/]", highlight=False)

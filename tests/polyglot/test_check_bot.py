@@ -110,6 +110,35 @@ def test_a_player_count_the_game_does_not_take_is_a_usage_error(
     assert f"Invalid value for --players: {game} is played by" in result.output
 
 
+@pytest.mark.parametrize(("args", "said"), [
+    (["-r", "bogus=1"], "Invalid value for --rules: unknown option 'bogus'; valid: "),
+    (["-p", "8", "-r", "edition=classic"], "Invalid value for --rules: 8 players: classic"),
+    (["-r", "edition=classic"], None),  # the default 4 seats: no problem, the check runs
+])
+def test_a_bad_rule_option_is_a_usage_error(runner: CliRunner, tmp_path: Path,
+                                             args: list[str], said: str | None) -> None:
+    # it read "invalid rules for machiavelli", status 1, which a script takes for a bot
+    # that failed its checks, as a bad --players did
+    result = runner.invoke(main, ["check-bot", "machiavelli", *args, "--", "python",
+                                  str(tmp_path / "nothere.py")])
+    if said is None:  # past the rules, to the bot's missing script
+        assert result.exit_code == 1 and "nothere.py' not found" in result.output
+        return
+    assert result.exit_code == 2, result.output
+    assert said in " ".join(result.output.split())
+
+
+def test_a_crash_in_a_game_is_logged_with_how_the_process_ended(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # the forfeit line said "crashed (ended)", the referee's word for an unknown end
+    with caplog.at_level("WARNING", logger="arena"):
+        results = {r.check: r for r in _report("exits-midgame", sandbox=SandboxMode.NONE)
+                   .results}
+    assert results[CheckId.MANY_GAMES].detail == "game 1: crashed (exited with status 0)"
+    forfeits = [r.getMessage() for r in caplog.records if "forfeits" in r.getMessage()]
+    assert forfeits and all("crashed (exited with status 0)" in m for m in forfeits), forfeits
+
+
 def test_cli_names_the_signal_and_gives_the_crash_hint(runner: CliRunner) -> None:
     result = runner.invoke(main, ["check-bot", "machiavelli",
                                   "--grace-ms", "20000", "--games", "2", "--",

@@ -67,8 +67,15 @@ def test_replay_check_reports_a_tampered_game(runner: CliRunner, tmp_path: Path)
 def test_play_usage_errors(runner: CliRunner) -> None:
     bad = runner.invoke(main, ["play", "machiavelli", "-b", "nocommand"])
     assert bad.exit_code == 2 and "NAME=CMD" in bad.output
+    # a usage error naming --bot: it read "invalid rules for machiavelli: 1 players", exit 1
     one = runner.invoke(main, ["play", "machiavelli", "-b", "a=builtin:random"])
-    assert one.exit_code == 1 and "player" in one.output
+    assert one.exit_code == 2, one.output
+    assert "Invalid value for --bot: machiavelli is played by 2 to 8 players; 1 --bot given" \
+        in one.output
+    rules = runner.invoke(main, ["play", "machiavelli", "-r", "bogus=1", "-b", "a=builtin:random",
+                                 "-b", "b=builtin:random"])
+    assert rules.exit_code == 2 and "Invalid value for --rules: unknown option 'bogus'" in \
+        rules.output
     twice = runner.invoke(main, ["play", "machiavelli", "-b", "a=builtin:random",
                                  "-b", "a=builtin:random"])
     assert twice.exit_code == 1 and "more than once" in twice.output
@@ -107,8 +114,9 @@ def test_a_seed_outside_0_to_2_63_is_a_usage_error(runner: CliRunner) -> None:
 def test_max_rounds_beyond_its_bound_is_one_clear_line(runner: CliRunner) -> None:
     result = runner.invoke(main, ["play", "machiavelli", "-r", "max_rounds=1000000000000",
                                   "-b", "a=builtin:random", "-b", "b=builtin:random"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a bad argument: a usage error
     assert "'max_rounds': 1000000000000 is not an integer from 1 to 1000" in result.output
+    assert "Traceback" not in result.output
 
 
 def _damaged(runner: CliRunner, tmp_path: Path, damage: Callable[[bytes], bytes]) -> Path:
@@ -225,3 +233,53 @@ def test_a_sandboxed_bot_plays_when_the_replay_is_written_into_its_own_folder(
     assert {p.name for p in home.iterdir()} == {"bot.py", "weights.json", "game.jsonl"}
     checked = runner.invoke(main, ["replay", str(replay), "--check"])
     assert checked.exit_code == 0 and "no mismatch" in checked.output
+
+
+CRASHES_MIDGAME = """\
+import sys
+sys.path.insert(0, {root!r})
+from arena.client import run
+calls = []
+def act(request, rng):
+    calls.append(request)
+    if len(calls) == 3:
+        raise KeyError("a bug in my strategy")
+    return rng.choice(request.options)
+run(act, name="crashes")
+"""
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_bot_that_crashes_in_the_game_is_shown_the_end_of_its_output(
+        runner: CliRunner, tmp_path: Path, kept: bool) -> None:
+    # it said "crashed: exited with status 1", and the log with the traceback went with
+    # the temporary folder: the author never saw why (found by a bot author's audit)
+    bot = tmp_path / "crashes.py"
+    bot.write_text(CRASHES_MIDGAME.format(root=str(ROOT)))
+    work = tmp_path / "work"
+    keep = ["--workdir", str(work)] if kept else []
+    result = runner.invoke(main, ["play", "machiavelli", "--sandbox", "none", *keep,
+                                  "-b", f"a=python {bot}", "-b", "b=builtin:random"])
+    assert result.exit_code == 3, result.output
+    assert "a (seat 0) forfeited: crashed: exited with status 1" in result.output
+    where = f"its log: {work / 'logs' / 'a.log'}" if kept else "--workdir DIR keeps its log"
+    assert f"the end of its output ({where}):" in result.output
+    assert "| KeyError: 'a bug in my strategy'" in result.output
+
+
+@pytest.mark.parametrize(("option", "said"), [
+    ("--replay", "cannot write the replay {file}/x.jsonl: {file} is a file, not a folder"),
+    ("--workdir", "cannot keep the bots' logs in {file}/x (--workdir): {file} is a file, not "
+                  "a folder"),
+])
+def test_an_unusable_replay_or_workdir_is_one_line(runner: CliRunner, tmp_path: Path,
+                                                     option: str, said: str) -> None:
+    # --replay: a traceback (FileExistsError from mkdir); --workdir: the game was played,
+    # the bot forfeiting for its own command "not found"
+    file = tmp_path / "file"
+    file.write_text("")
+    target = f"{file}/x.jsonl" if option == "--replay" else f"{file}/x"
+    result = runner.invoke(main, ["play", "machiavelli", "--sandbox", "none", option, target,
+                                  "-b", f"a={RANDOM}", "-b", "b=builtin:random"])
+    assert result.exit_code == 1, result.output
+    assert result.output.strip() == f"Error: {said.format(file=file)}"
