@@ -93,6 +93,11 @@ class Replay:
         return GameRecord.from_json(self.outcome["record"]) if self.outcome else None
 
 
+_JSON_NAMES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
+               type(None): "null"}
+"""What JSON calls the value `json.loads` gives as each Python type."""
+
+
 def read_replay(path: Path) -> Replay:
     """Read a replay file.
 
@@ -114,12 +119,17 @@ def read_replay(path: Path) -> Replay:
         offset += len(raw)
         try:
             line = json.loads(text)
-            kind = line["type"]
-        except (ValueError, KeyError, TypeError) as exc:
+        except ValueError as exc:
             raise ArenaError(f"{path}:{number}: not a replay line ({exc})") from None
         except RecursionError:  # json's decoder recurses once per level of nesting
             raise ArenaError(f"{path}:{number}: not a replay line (nested too deeply to "
                              "read)") from None
+        # said of the line: "('type')" (a KeyError's words) or a TypeError's of indexing
+        if not isinstance(line, dict) or not isinstance(line.get("type"), str):
+            what = "no \"type\" string" if isinstance(line, dict) else \
+                f"a JSON {_JSON_NAMES.get(type(line), 'value')}, not an object"
+            raise ArenaError(f"{path}:{number}: not a replay line ({what})")
+        kind = line["type"]
         if replay is None:
             if kind != "header":
                 raise ArenaError(f"{path}:{number}: a replay starts with a header line")

@@ -283,3 +283,19 @@ def test_an_unusable_replay_or_workdir_is_one_line(runner: CliRunner, tmp_path: 
                                   "-b", f"a={RANDOM}", "-b", "b=builtin:random"])
     assert result.exit_code == 1, result.output
     assert result.output.strip() == f"Error: {said.format(file=file)}"
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ('{"x": 1}', 'no "type" string'),  # it said "('type')", a KeyError's words
+    ('{"type": 3}', 'no "type" string'),
+    ("[1, 2]", "a JSON array, not an object"),  # a TypeError's words about list indices
+    ('"header"', "a JSON string, not an object"),
+])
+def test_a_line_that_is_no_replay_line_says_what_it_lacks(runner: CliRunner, tmp_path: Path,
+                                                          line: str, said: str) -> None:
+    replay = tmp_path / "game.jsonl"
+    replay.write_text(line + "\n")
+    for command in (["replay", str(replay)], ["replay", str(replay), "--check"]):
+        result = runner.invoke(main, command)
+        assert result.exit_code == 1, result.output
+        assert result.output == f"Error: {replay}:1: not a replay line ({said})\n"
