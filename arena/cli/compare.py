@@ -257,10 +257,16 @@ class _ProgressLines:
 def progress_line(status: Status, hypotheses: Hypotheses) -> str:
     """Return one line: games counted, LLR with its bounds, Elo ± 95%, LOS."""
     elo = "Elo not yet estimated" if math.isinf(status.elo_95) else \
-        f"Elo {status.elo:+.1f} ± {status.elo_95:.1f}"  # one deal gives no interval
-    return (f"games {2 * status.deals:>6} | LLR {status.llr:6.2f} "
+        f"Elo {_shown(status.elo, 1):+.1f} ± {status.elo_95:.1f}"  # one deal: no interval
+    return (f"games {2 * status.deals:>6} | LLR {_shown(status.llr, 2):6.2f} "
             f"({status.lower:.2f}, {status.upper:.2f}) [{hypotheses.elo0:g}, "
             f"{hypotheses.elo1:g}] | {elo} | LOS {100 * status.los:5.1f}%")
+
+
+def _shown(value: float, digits: int) -> float:
+    """`value` as it is shown to `digits` places, a zero without its sign: a tiny negative
+    printed as "Elo -0.0" and "LLR -0.00"."""
+    return round(value, digits) + 0.0
 
 
 def verdict_lines(setup: CompareSetup, verdict: Verdict, status: Status) -> list[str]:

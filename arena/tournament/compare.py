@@ -135,8 +135,9 @@ class CompareSetup:
             return (f"H1 accepted: {cand} is better than {base} (Elo difference >= "
                     f"{hyp.elo1:g} rather than {hyp.elo0:g})")
         if verdict is Verdict.H0:
-            return (f"H0 accepted: {cand} is not better than {base} (Elo difference "
-                    f"{hyp.elo0:g} rather than {hyp.elo1:g})")
+            # "<=": "Elo difference 0 rather than 100" read as "the same" for a bot 600 worse
+            return (f"H0 accepted: {cand} is not better than {base} (Elo difference <= "
+                    f"{hyp.elo0:g} rather than >= {hyp.elo1:g})")
         return (f"inconclusive after {2 * deals} games: neither bound reached (raise "
                 "--max-games, or widen the bounds)")
 

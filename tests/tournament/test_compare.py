@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -339,6 +340,26 @@ def test_the_first_progress_line_says_the_elo_is_not_yet_estimated() -> None:
     status = Sequential(Hypotheses(), setup.pairing).status()
     line = progress_line(status, Hypotheses())
     assert "Elo not yet estimated" in line and "inf" not in line
+
+
+def test_an_elo_difference_that_rounds_to_zero_is_plus_zero() -> None:
+    """'Elo -0.0 ± 149.3' (found by a bot author's audit)."""
+    from arena.cli.compare import progress_line
+    from arena.tournament.sprt import Hypotheses, Status
+
+    status = Status(200, -1e-9, -2.9, 2.9, -1e-9, 149.3, 0.5, None, None)
+    line = progress_line(status, Hypotheses())
+    assert "Elo +0.0 ± 149.3" in line and "LLR   0.00 " in line, line
+
+
+def test_h0_says_the_difference_is_at_most_elo0() -> None:
+    """'H0 accepted: rnd is not better than g (Elo difference 0 rather than 100)' was said of
+    a bot 600 Elo worse, and read as 'the same' (found by a bot author's audit)."""
+    from arena.tournament.sprt import Hypotheses, Verdict
+
+    setup = replace(four_seats(), hypotheses=Hypotheses(elo1=100))
+    assert setup.verdict_words(Verdict.H0, 50) == ("H0 accepted: cand is not better than base "
+                                                   "(Elo difference <= 0 rather than >= 100)")
 
 
 def test_deals_counted_at_once_are_reported_one_by_one(tmp_path: Path) -> None:
