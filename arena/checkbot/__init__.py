@@ -10,6 +10,7 @@ changed.
 """
 
 from arena.checkbot.checks import (
+    BUSY_HINT,
     DIED_HINT,
     DROPPED_HINT,
     HINTS,
@@ -27,6 +28,6 @@ from arena.checkbot.checks import (
 )
 from arena.checkbot.run import check_bot
 
-__all__ = ["DIED_HINT", "DROPPED_HINT", "HINTS", "ID_TYPE_HINT", "INJECTED_DETAIL",
+__all__ = ["BUSY_HINT", "DIED_HINT", "DROPPED_HINT", "HINTS", "ID_TYPE_HINT", "INJECTED_DETAIL",
            "INJECT_AT_REQUEST", "QUIT_HINT", "START_HINT", "STDIO_CONNECT_HINT", "WARNINGS",
            "CheckId", "CheckOptions", "CheckReport", "CheckResult", "check_bot"]

@@ -94,6 +94,12 @@ ID_TYPE_HINT = ("copy the request's `id` as the JSON integer it is (a string, or
 QUIT_HINT = ("keep the process running until a `shutdown` message arrives, then exit with "
              "status 0")
 """The hint of "exits on shutdown" for a process that ended before shutdown was sent."""
+BUSY_HINT = ("it also missed the move limit: a bot still busy with a move it never answered "
+             "(a loop, a sleep, a blocking call) reads no `shutdown`; make every move end "
+             "within move_ms first, then exit with status 0 when `shutdown` arrives")
+"""The hint of "exits on shutdown" for a process still running after it, that also failed
+"answers within the move limit": the plain hint told a bot stuck in a move to read the
+shutdown it cannot reach."""
 
 
 @dataclass(frozen=True, slots=True)

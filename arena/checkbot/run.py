@@ -15,6 +15,7 @@ from typing import Any
 from arena import __version__
 from arena.checkbot.checks import (
     BOT_NAME,
+    BUSY_HINT,
     DIED_HINT,
     EXITED_HINT,
     FRAME_HINT,
@@ -367,9 +368,11 @@ class _Run:
             return
         transport.send(peer, encode(Shutdown(reason="done")))
         if not process.wait(self.options.grace_ms / 1000):
+            late = self.results.get(CheckId.IN_TIME)
             self._fail(CheckId.SHUTDOWN, f"still running {self.options.grace_ms} ms after "
                                          "shutdown (a run's referee waits 500 ms, then "
-                                         "stops it with SIGTERM)")
+                                         "stops it with SIGTERM)",
+                       BUSY_HINT if late is not None and late.ok is False else "")
         elif process.returncode != 0:
             self._fail(CheckId.SHUTDOWN, f"{self._how(process)} after shutdown")
         else:

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.checkbot import (
+    BUSY_HINT,
     DIED_HINT,
     HINTS,
     ID_TYPE_HINT,
@@ -137,6 +138,36 @@ def test_a_crash_in_a_game_is_logged_with_how_the_process_ended(
     assert results[CheckId.MANY_GAMES].detail == "game 1: crashed (exited with status 0)"
     forfeits = [r.getMessage() for r in caplog.records if "forfeits" in r.getMessage()]
     assert forfeits and all("crashed (exited with status 0)" in m for m in forfeits), forfeits
+
+
+STUCK = """\
+import sys, time
+sys.path.insert(0, {root!r})
+from arena.client import run
+calls = []
+def act(request, rng):
+    calls.append(request)
+    if len(calls) == 3:
+        time.sleep(600)  # stuck in its move: it never reads another message
+    return rng.choice(request.options)
+run(act, name="stuck")
+"""
+
+
+def test_a_bot_stuck_in_a_move_is_not_told_to_read_shutdown(tmp_path: Path) -> None:
+    # "exit with status 0 when a `shutdown` message arrives": a bot asleep in a move it
+    # never answered cannot, and the hint sent its author after the wrong bug
+    bot = tmp_path / "stuck.py"
+    bot.write_text(STUCK.format(root=str(ROOT)))
+    report = check_bot(CheckOptions("machiavelli", (sys.executable, str(bot)), games=1,
+                                    time=FAST, grace_ms=1000,
+                                    sandbox=SandboxPolicy(SandboxMode.NONE)))
+    results = {r.check: r for r in report.results}
+    assert results[CheckId.IN_TIME].ok is False
+    assert results[CheckId.SHUTDOWN].ok is False
+    assert results[CheckId.SHUTDOWN].hint == BUSY_HINT
+    ignores = {r.check: r for r in _report("ignores-shutdown").results}[CheckId.SHUTDOWN]
+    assert ignores.ok is False and ignores.hint == HINTS[CheckId.SHUTDOWN]  # it is not late
 
 
 def test_cli_names_the_signal_and_gives_the_crash_hint(runner: CliRunner) -> None:
