@@ -190,9 +190,11 @@ def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], pl
         lines.finish(result.status)
         for line in verdict_lines(setup, result.verdict, result.status):
             click.echo(line)
-    for lost in result.forfeits:  # each a loss: the verdict is not on its play alone
-        err_console.print(f"warning: {lost.bot} {lost.words()}: each counts as a loss, so "
-                          f"the verdict is not on its play alone; {run.log_words(lost.bot)}",
+    for lost in result.forfeits:  # the verdict is not on its play alone
+        cost = "each counts as a loss" if lost.total else \
+            "the referee played a default action for each"
+        err_console.print(f"warning: {lost.bot} {lost.words()}: {cost}, so the verdict is not "
+                          f"on its play alone; {run.log_words(lost.bot)}",
                           highlight=False, markup=False)
     with unless_stdout_gone():
         console.print(f"Results in {out}/ ({COMPARE_NAME}, results.sqlite, results.json, "

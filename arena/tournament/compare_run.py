@@ -89,12 +89,16 @@ class Forfeits:
         return sum(self.reasons.values())
 
     def words(self) -> str:
-        """`forfeited 2 of its 4 games (max_faults 2; its faults: timeout 6)`."""
+        """`forfeited 2 of its 4 games (max_faults 2; its faults: timeout 6)`, or without a
+        forfeit `made 3 faults in its 40 games (illegal_action 3)`."""
         def listed(counts: Mapping[str, int]) -> str:
             return ", ".join(f"{k} {n}" for k, n in Counter(counts).most_common())
+        games = count_of(self.games, "game")
+        if not self.total:
+            return (f"made {count_of(sum(self.faults.values()), 'fault')} in its {games} "
+                    f"({listed(self.faults)})")
         faults = f"; its faults: {listed(self.faults)}" if self.faults else ""
-        return (f"forfeited {self.total} of its {count_of(self.games, 'game')} "
-                f"({listed(self.reasons)}{faults})")
+        return f"forfeited {self.total} of its {games} ({listed(self.reasons)}{faults})"
 
     def to_json(self) -> dict[str, Json]:
         """Return the counts as JSON-ready data."""
@@ -111,8 +115,9 @@ class CompareResult:
     stored: int
     """Games in the database (some may have ended after the verdict and not count)."""
     forfeits: tuple[Forfeits, ...] = ()
-    """The bots that forfeited some of the counted games (each such game is a loss): a
-    verdict on a bot that crashes now and then is not one on its play alone."""
+    """The bots that forfeited some of the counted games (each such game is a loss) or
+    faulted in them (the referee played a default action for each fault): a verdict on a bot
+    that crashes now and then is not one on its play alone."""
 
 
 class CompareRun:
@@ -263,15 +268,17 @@ class CompareRun:
         if 2 * self.test.sample.n < BROKEN_GAMES:
             return
         for lost in self.forfeits():
-            if lost.total >= BROKEN_SHARE * lost.games:
+            if lost.total and lost.total >= BROKEN_SHARE * lost.games:
                 raise ArenaError(f"no verdict: {lost.bot} {lost.words()}: a bot that cannot "
                                  f"play is broken, not worse; {self.log_words(lost.bot)}; "
                                  "try `arena check-bot`, then compare into a new --out")
 
     def forfeits(self) -> tuple[Forfeits, ...]:
-        """The bots with forfeits among the counted games, in the order of the bots."""
+        """The bots with forfeits or faults among the counted games, in the order of the
+        bots."""
         return tuple(Forfeits(bot, self.seated[bot], dict(lost), dict(self.faulted[bot]))
-                     for bot, lost in self.lost.items() if lost and self.seated[bot])
+                     for bot, lost in self.lost.items()
+                     if (lost or self.faulted[bot]) and self.seated[bot])
 
     def log_words(self, bot: str) -> str:
         """Where the bot's log is, and the line of its end that says why it stopped

@@ -175,14 +175,20 @@ def test_a_comparisons_report_names_the_forfeits_its_verdict_counted(runner: Cli
     said = json.loads((out / "compare.json").read_text())
     assert said["forfeits"] == {}  # built-in bots never forfeit
     said["forfeits"] = {"new": {"games": 2, "forfeits": 1, "reasons": {"crashed": 1},
-                                "faults": {}}, "old": "not a mapping: left out"}
+                                "faults": {}},
+                        "old": {"games": 2, "forfeits": 0, "reasons": {},
+                                "faults": {"timeout": 2, "illegal_action": 1}},
+                        "opp": "not a mapping: left out"}
     (out / "compare.json").write_text(json.dumps(said))
     built = runner.invoke(main, ["report", str(out)])
     assert built.exit_code == 0, built.output
     page = (out / "report" / "index.html").read_text()
     verdict = page[page.index('data-testid="verdict"'):page.index('id="standings"')]
     assert "forfeits of new" in verdict and "1 of its 2 counted games (crashed 1)" in verdict
-    assert "forfeits of old" not in verdict
+    assert "faults of new" not in verdict and "forfeits of old" not in verdict
+    assert "faults of old" in verdict and \
+        "3 in its 2 counted games (timeout 2, illegal_action 1)" in verdict
+    assert "of opp" not in verdict
 
 
 @pytest.mark.parametrize("opens", [True, False])

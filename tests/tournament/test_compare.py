@@ -316,6 +316,34 @@ def test_a_verdict_says_what_the_compared_bots_forfeited(tmp_path: Path) -> None
                                "faults": {}}}, forfeits
 
 
+FAULTS_ONCE = ("import os\nfrom arena.client import run\n"
+               "def act(request, rng):\n"
+               "    try:\n"
+               "        os.close(os.open({marker!r}, os.O_CREAT | os.O_EXCL))\n"
+               "    except FileExistsError:\n"
+               "        return rng.choice(request.options)\n"
+               "    return {{'type': 'no_such_action'}}\n"
+               "run(act, name='faults-once')\n")
+"""Sends one malformed action (the first request any of its processes gets), then plays."""
+
+
+def test_a_verdict_says_what_the_compared_bots_faulted(tmp_path: Path) -> None:
+    """A fault costs a move (the referee plays a default action), and a verdict said
+    nothing of a candidate's faults that did not add up to a forfeit."""
+    bot = tmp_path / "faults_once.py"
+    bot.write_text(FAULTS_ONCE.format(marker=str(tmp_path / "faulted")))
+    out = tmp_path / "out"
+    done = compare(out, "--candidate", f"v2=python {bot}", "--base", "v1=builtin:random",
+                   "--alpha", "1e-12", "--beta", "1e-12", "--max-games", "16")
+    assert done.returncode == 2, done.stdout + done.stderr
+    text = " ".join(done.stderr.split())
+    assert ("warning: v2 made 1 fault in its 16 games (malformed_action 1): the referee played "
+            "a default action for each, so the verdict is not on its play alone; its log "
+            f"{out / 'logs' / 'v2.log'}") in text, text
+    assert report(out)["forfeits"] == {"v2": {"games": 16, "forfeits": 0, "reasons": {},
+                                              "faults": {"malformed_action": 1}}}
+
+
 def test_an_opponent_that_cannot_play_gets_no_verdict_either(tmp_path: Path) -> None:
     # every deal was a tie while it forfeited, and the run played on to --max-games
     # (20,000 by default) for an inconclusive verdict (found by a bot author's audit)
