@@ -153,7 +153,9 @@ def compare(game: str, candidate: str, base: str, opponents: tuple[str, ...], pl
     Each deal is played twice on one seed, with the candidate and then with the base in the
     same seat among the same opponents (with two seats and no opponents: candidate against
     base, both ways round), so that the luck of the deal cancels. Progress lines show the
-    games counted, the LLR with its bounds, the Elo difference ± 95% and the LOS.
+    games counted, the LLR with its bounds, the Elo difference ± 95% and the LOS. After the
+    verdict a warning names each bot that forfeited or faulted in the counted games (a
+    forfeit is a loss, a fault a default move played for it), with its log.
 
     Exit status: 0 H1 accepted (better), 1 H0 accepted (not better), 2 inconclusive
     (--max-games reached), 3 an error or a usage error (no verdict), 130 interrupted
