@@ -100,7 +100,8 @@ def _opponent(text: str) -> BotSpec:
                           "SPRT (docs/compare.md).")
 @click.argument("game", type=click.Choice(REGISTRY.names()))
 @click.option("--candidate", required=True, metavar="NAME=CMD",
-              help="The new version (`python x.py`, or builtin:random).")
+              help="The new version (`python x.py`, or builtin:random); NAME of ASCII "
+                   "letters, digits, _ . + -, as for every bot.")
 @click.option("--base", required=True, metavar="NAME=CMD",
               help="The version to beat.")
 @click.option("--opponents", "--opponent", "opponents", multiple=True,

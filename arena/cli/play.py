@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import sys
@@ -35,15 +36,30 @@ from arena.referee.replay import Step, read_replay
 from arena.referee.review import check_replay, engine_for, seat_view
 from arena.referee.roster import log_tail, printable
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
-from arena.tournament.config import SEED_LIMIT, bot_problems, with_python
+from arena.tournament.config import MAX_NAME, SEED_LIMIT, bot_problems, with_python
+
+BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+"""A bot's name on the command line: the rule of a tournament file's (its reader's `_NAME`).
+The name names the bot's log file: `a/b` made a folder, `../../x` wrote `x.log` outside the
+run's directory."""
 
 
 def parse_bot(text: str) -> BotSpec:
     """Parse `NAME=CMD`; a leading `python`, and `{python}` anywhere (as in a tournament
-    file), mean the Python running arena."""
+    file), mean the Python running arena.
+
+    Raises:
+        click.BadParameter: not NAME=CMD, a name that cannot name a file, or a command that
+            does not split into words.
+    """
     name, sep, command = text.partition("=")
     if not sep or not name.strip() or not command.strip():
         raise click.BadParameter(f"{text!r} is not NAME=CMD", param_hint="--bot")
+    if not BOT_NAME.match(name.strip()) or len(name.strip()) > MAX_NAME:
+        raise click.BadParameter(f"bot name {name.strip()!r} must be ASCII letters, digits, "
+                                 "'_', '.', '+' or '-', beginning with a letter or digit, at "
+                                 f"most {MAX_NAME} characters (it names the bot's log file)",
+                                 param_hint="--bot")
     try:
         argv = shlex.split(command)
     except ValueError as exc:
@@ -92,7 +108,8 @@ def _render(record: GameRecord) -> None:
 @click.command(short_help="Play one game between bots and print the placings.")
 @click.argument("game", type=click.Choice(REGISTRY.names()))
 @click.option("--bot", "-b", "bots", multiple=True, required=True, metavar="NAME=CMD",
-              help="A bot per seat, in seat order: a command (`python x.py`; `{python}` is "
+              help="A bot per seat, in seat order: NAME (ASCII letters, digits, _ . + -) "
+                   "and a command (`python x.py`; `{python}` is "
                    "this Python), `stdio:CMD` for a bot speaking JSON lines on stdin/stdout "
                    "(PROTOCOL.md §12), or builtin:random.")
 @click.option("--seed", type=click.IntRange(0, SEED_LIMIT - 1), default=1, show_default=True,

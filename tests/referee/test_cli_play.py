@@ -299,3 +299,23 @@ def test_a_line_that_is_no_replay_line_says_what_it_lacks(runner: CliRunner, tmp
         result = runner.invoke(main, command)
         assert result.exit_code == 1, result.output
         assert result.output == f"Error: {replay}:1: not a replay line ({said})\n"
+
+
+@pytest.mark.parametrize("name", ["../../escaped", "a/b", "x y", "-dash", "é"])
+def test_a_bot_name_that_cannot_name_its_log_is_a_usage_error(runner: CliRunner,
+                                                              tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              name: str) -> None:
+    # the name names the bot's log: "a/b" made a folder of logs/, "../../escaped" wrote
+    # escaped.log two folders above the --workdir's logs (found by a bot author's audit)
+    work = tmp_path / "one" / "two"
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(main, ["play", "machiavelli", "--sandbox", "none", "--workdir",
+                                  str(work), "-b", f"{name}={RANDOM}", "-b", "b=builtin:random"])
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for --bot: bot name {name!r} must be ASCII letters" in result.output
+    assert not list(tmp_path.rglob("*.log"))
+    compared = runner.invoke(main, ["compare", "machiavelli", "--candidate", f"{name}={RANDOM}",
+                                    "--base", "b=builtin:random"])
+    assert compared.exit_code == 3, compared.output
+    assert f"Invalid value for --candidate: bot name {name!r}" in compared.output
