@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import shutil
 import sys
@@ -36,12 +35,8 @@ from arena.referee.replay import Step, read_replay
 from arena.referee.review import check_replay, engine_for, seat_view
 from arena.referee.roster import log_tail, printable
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
-from arena.tournament.config import MAX_NAME, SEED_LIMIT, bot_problems, with_python
-
-BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
-"""A bot's name on the command line: the rule of a tournament file's (its reader's `_NAME`).
-The name names the bot's log file: `a/b` made a folder, `../../x` wrote `x.log` outside the
-run's directory."""
+from arena.referee.spec import BOT_NAME, BOT_NAME_RULE
+from arena.tournament.config import SEED_LIMIT, bot_problems, with_python
 
 
 def parse_bot(text: str) -> BotSpec:
@@ -55,11 +50,9 @@ def parse_bot(text: str) -> BotSpec:
     name, sep, command = text.partition("=")
     if not sep or not name.strip() or not command.strip():
         raise click.BadParameter(f"{text!r} is not NAME=CMD", param_hint="--bot")
-    if not BOT_NAME.match(name.strip()) or len(name.strip()) > MAX_NAME:
-        raise click.BadParameter(f"bot name {name.strip()!r} must be ASCII letters, digits, "
-                                 "'_', '.', '+' or '-', beginning with a letter or digit, at "
-                                 f"most {MAX_NAME} characters (it names the bot's log file)",
-                                 param_hint="--bot")
+    if not BOT_NAME.match(name.strip()):
+        raise click.BadParameter(f"bot name {name.strip()!r} must be {BOT_NAME_RULE} (it "
+                                 "names the bot's log file)", param_hint="--bot")
     try:
         argv = shlex.split(command)
     except ValueError as exc:

@@ -11,7 +11,6 @@ import contextlib
 import dataclasses
 import errno
 import os
-import re
 import shlex
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -24,11 +23,9 @@ from arena.core.game import Json
 from arena.ladder.config import init_text, parse_ladder, played
 from arena.ladder.store import ACTIVE, RETIRED, LadderStore, Version, reading
 from arena.ladder.versions import content_version
+from arena.referee.spec import BOT_NAME, BOT_NAME_RULE
 from arena.tournament.secret import SALT_NAME, ensure_salt
 from arena.tournament.store import DB_NAME, LADDER_NAME
-
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$")
-"""Bot names and versions: what a tournament file allows for bot names."""
 
 
 class Added(StrEnum):
@@ -260,6 +257,5 @@ def _argv(cmd: str | Sequence[str]) -> tuple[str, ...]:
 
 
 def _check_name(value: str, what: str) -> None:
-    if not NAME.match(value):
-        raise ConfigError(f"{what} {value!r} must be letters, digits, '_', '.', '+' or '-' "
-                          "(no spaces, at most 100 characters)")
+    if not BOT_NAME.match(value):
+        raise ConfigError(f"{what} {value!r} must be {BOT_NAME_RULE}")

@@ -5,9 +5,17 @@ These values are the interface between `arena.tournament` and `arena.referee`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+
+BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$")
+"""A bot's name, wherever it is given (a tournament or ladder file, the command line): it
+names the bot's log file and is a word of command lines (`a/b` made a folder in logs/,
+`../../x` wrote `x.log` outside the run's directory)."""
+BOT_NAME_RULE = ("ASCII letters, digits, '_', '.', '+' or '-', beginning with a letter or "
+                 "digit, at most 100 characters")
 
 
 class Restart(StrEnum):

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.referee.players import BUILTINS
-from arena.referee.spec import BotSpec, Restart
+from arena.referee.spec import BOT_NAME, BOT_NAME_RULE, BotSpec, Restart
 from arena.tournament.config_problems import Problems
 from arena.tournament.isolation import bot_network
 from arena.tournament.yamlpos import LineDict, LineList
@@ -46,7 +46,6 @@ def with_python(parts: Sequence[str]) -> tuple[str, ...]:
 BOT_KEYS = ("name", "cmd", "cwd", "env", "restart", "network")
 PROCESS_KEYS = ("cwd", "env", "restart", "network")
 """The keys of a bot that only a bot run as a process reads."""
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 
 
 class BotEntries:
@@ -149,10 +148,9 @@ class BotEntries:
     def _bot_name(self, item: LineDict) -> bool:
         """Whether a bot's name is valid (else one problem says why)."""
         name = item.get("name")
-        if isinstance(name, str) and _NAME.match(name):
+        if isinstance(name, str) and BOT_NAME.match(name):
             return True
-        rule = ("ASCII letters, digits, '_', '.', '+' or '-', beginning with a letter or "
-                "digit (it names files and command-line arguments)")
+        rule = f"{BOT_NAME_RULE} (it names files and command-line arguments)"
         if "name" not in item or name is None:
             cmd = item.get("cmd")
             shown = f" (cmd {cmd!r})" if isinstance(cmd, str | list) else ""

@@ -77,7 +77,7 @@ def test_retire_stops_a_bot_and_names_the_active_ones(make_ladder: MakeLadder) -
 @pytest.mark.parametrize(("name", "version"), [("two words", None), ("ok", "a/b"),
                                                 ("", None)])
 def test_bad_names_are_refused(make_ladder: MakeLadder, name: str, version: str | None) -> None:
-    with pytest.raises(ConfigError, match="must be letters"):
+    with pytest.raises(ConfigError, match="must be ASCII letters, digits"):
         members.add(make_ladder(bots=0), name, "builtin:random", version=version)
 
 

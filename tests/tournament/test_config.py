@@ -369,7 +369,7 @@ def test_every_problem_of_a_bot_names_the_bot() -> None:
         "t.yaml:6: bot 'carol': 'network' must be true or false, not 'maybe'",
         "t.yaml:7: a bot without a 'name' (cmd 'builtin:random'): each bot needs a unique "
         "name of ASCII letters, digits, '_', '.', '+' or '-', beginning with a letter or "
-        "digit (it names files and command-line arguments)",
+        "digit, at most 100 characters (it names files and command-line arguments)",
         "t.yaml:8: bot 'dave': no 'cmd': it needs a command string or a non-empty list of "
         "strings",
         "t.yaml:9: bot 'erin': 'cmd' must be a command string or a non-empty list of strings",

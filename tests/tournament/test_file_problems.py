@@ -7,12 +7,14 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.cli.play import parse_bot
 from arena.core.errors import ConfigError
-from arena.referee.spec import BotSpec
+from arena.referee.spec import BOT_NAME_RULE, BotSpec
 from arena.tournament import config as config_module
 from arena.tournament.config import load_config, parse_config
 from arena.tournament.runner import Interrupted, Runner
@@ -57,7 +59,8 @@ def test_a_bot_refused_for_an_option_has_its_command_checked_in_the_same_pass(
         "t.yaml:11: bot name 'a' is already used on line 5",
         "t.yaml:12: bot 'bad name': command './nobody.sh' not found",
         "t.yaml:12: bot name 'bad name' must be ASCII letters, digits, '_', '.', '+' or '-', "
-        "beginning with a letter or digit (it names files and command-line arguments)",
+        "beginning with a letter or digit, at most 100 characters (it names files and "
+        "command-line arguments)",
         "t.yaml:13: bot 'lost': 'cwd' must be a directory path",
     ]
 
@@ -196,3 +199,19 @@ def test_a_runner_used_as_a_library_still_checks_the_commands(tmp_path: Path) ->
     with pytest.raises(ConfigError, match="command 'no-such-program-xyz' not found"):
         Runner(load_config(file), tmp_path / "o", referee=FakeReferee).run()
     assert not (tmp_path / "o").exists()
+
+
+def test_a_bot_name_has_one_rule_in_a_file_in_a_ladder_and_on_the_command_line(
+        tmp_path: Path) -> None:
+    """Three copies of the rule had drifted: a file took a name of any length (which names
+    a log file: past 255 bytes no system can make it) where a ladder and the command line
+    stopped at 100."""
+    long = "b" * 101
+    text = f'name: x\ngame: toy\nbots:\n  - {{name: a, cmd: "builtin:random"}}\n' \
+           f'  - {{name: {long}, cmd: "builtin:random"}}\n'
+    assert problems_of(text, tmp_path) == [
+        f"t.yaml:5: bot name {long!r} must be {BOT_NAME_RULE} (it names files and "
+        "command-line arguments)"]
+    with pytest.raises(click.BadParameter, match="at most 100 characters"):
+        parse_bot(f"{long}=builtin:random")
+    assert parse_bot(f"{long[:100]}=builtin:random").name == long[:100]
