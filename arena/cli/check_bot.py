@@ -24,7 +24,7 @@ from arena.games import REGISTRY
 from arena.referee.referee import GRACE_MS
 from arena.referee.sandbox import SandboxMode, SandboxPolicy
 from arena.referee.spec import BotSpec, TimeControl
-from arena.tournament.config import bot_problems, with_python
+from arena.tournament.config import SEED_LIMIT, bot_problems, with_python
 
 MARKS = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "[dim]not run[/]"}
 WARN_MARK = "[yellow]WARN[/]"
@@ -37,7 +37,8 @@ WARN_MARK = "[yellow]WARN[/]"
               help="Games to play in the one bot process.")
 @click.option("--players", "-p", type=click.IntRange(min=1), default=None,
               help="Seats per game (default: 4 where the game allows).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the first game.")
+@click.option("--seed", type=click.IntRange(0, SEED_LIMIT - 1), default=1, show_default=True,
+              help="Seed of the first game.")
 @rules_option()
 @move_ms_option()
 @startup_ms_option()

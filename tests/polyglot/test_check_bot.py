@@ -115,6 +115,9 @@ def test_a_player_count_the_game_does_not_take_is_a_usage_error(
     (["-r", "bogus=1"], "Invalid value for --rules: unknown option 'bogus'; valid: "),
     (["-p", "8", "-r", "edition=classic"], "Invalid value for --rules: 8 players: classic"),
     (["-r", "edition=classic"], None),  # the default 4 seats: no problem, the check runs
+    # a seed play, compare and a tournament file refuse (it took any integer)
+    (["--seed", "-5"], "Invalid value for '--seed': -5 is not in the range"),
+    (["--seed", str(2**63)], "is not in the range 0<=x<=9223372036854775807"),
 ])
 def test_a_bad_rule_option_is_a_usage_error(runner: CliRunner, tmp_path: Path,
                                              args: list[str], said: str | None) -> None:
