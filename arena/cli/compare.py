@@ -249,6 +249,8 @@ class _ProgressLines:
             progress_echo(f"{self.setup.name}: {self.setup.game}, {self.setup.players} "
                           f"players, {self.setup.pairing.value} deals, at most "
                           f"{progress.max_games} games{stored}")
+            if progress.resumed:  # where it stands, not only at the next N games played
+                progress_echo(progress_line(progress.status, self.setup.hypotheses))
         if progress.games - self.shown >= self.every:
             self.shown = progress.games
             progress_echo(progress_line(progress.status, self.setup.hypotheses))

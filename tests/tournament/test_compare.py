@@ -212,9 +212,13 @@ def test_a_killed_comparison_resumes_to_the_uninterrupted_verdict(tmp_path: Path
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert stored(killed) < 80
+    before = stored(killed)
+    assert before < 80
     resumed = compare(killed, *args, "--resume")
-    assert "already stored" in resumed.stdout
+    lines = resumed.stdout.splitlines()
+    assert "already stored" in lines[0]
+    # where it stands at once, not only once the next N games are played
+    assert lines[1].startswith("games ") and int(lines[1].split()[1]) <= before, lines
     whole.mkdir()
     shutil.copy2(killed / "secret.salt", whole / "secret.salt")
     uninterrupted = compare(whole, *args)
