@@ -211,29 +211,17 @@ def test_init_never_replaces_a_database_that_holds_bots(make_ladder: MakeLadder)
     assert [v.bot for v in LadderStore.open(directory).versions()] == ["bot0"]
 
 
-def test_arena_report_on_a_ladder_gives_the_ladders_advice(
-        runner: CliRunner, make_ladder: MakeLadder, monkeypatch: pytest.MonkeyPatch) -> None:
-    # it ended "(with --resume if it holds games)", an option a ladder does not have
+@pytest.mark.parametrize("command", ["report", "verify"])
+def test_arena_report_and_verify_on_a_ladder_give_the_ladders_advice(
+        runner: CliRunner, make_ladder: MakeLadder, monkeypatch: pytest.MonkeyPatch,
+        command: str) -> None:
+    # they ended "(with --resume if it holds games)" on a full disk, and verify "move it
+    # aside or pick another --out" for a damaged file: options a ladder does not have
     directory = make_ladder(bots=2)
     play(directory, 2)
     monkeypatch.setattr(tournament_store, "_space_left", lambda path: 0)
     monkeypatch.setattr(tournament_store.Store, "_setup", io_error)  # as it opens the file
-    result = runner.invoke(main, ["report", str(directory)])
-    assert result.exit_code == 1, result.output
-    [line] = lines(result.output)
-    assert line.startswith("Error: the disk is full: ") and "--resume" not in line, line
-    assert "arena ladder run" in line
-
-
-def test_arena_verify_on_a_ladder_gives_the_ladders_advice(
-        runner: CliRunner, make_ladder: MakeLadder, monkeypatch: pytest.MonkeyPatch) -> None:
-    # as arena report did: "(with --resume if it holds games)" on a full disk, and "move it
-    # aside or pick another --out" for a damaged file, options a ladder does not have
-    directory = make_ladder(bots=2)
-    play(directory, 2)
-    monkeypatch.setattr(tournament_store, "_space_left", lambda path: 0)
-    monkeypatch.setattr(tournament_store.Store, "_setup", io_error)  # as it opens the file
-    result = runner.invoke(main, ["verify", str(directory)])
+    result = runner.invoke(main, [command, str(directory)])
     assert result.exit_code == 1, result.output
     [line] = lines(result.output)
     assert line.startswith("Error: the disk is full: ") and "--resume" not in line, line

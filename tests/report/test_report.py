@@ -144,16 +144,22 @@ def test_view_writes_into_the_current_directory_by_default(runner: CliRunner,
     assert sorted(p.suffix for p in replay.parent.iterdir()) == [".jsonl"] * 4
 
 
+def small_comparison(runner: CliRunner, out: Path, games: int) -> tuple[dict[str, Any], str]:
+    """Compare two built-in bots over `games` games into `out`; return compare.json and
+    what the command printed."""
+    done = runner.invoke(main, ["compare", "machiavelli", "--out", str(out), "--candidate",
+                                "new=builtin:default", "--base", "old=builtin:random",
+                                "--elo1", "300", "--max-games", str(games), "-j", "1"])
+    assert done.exit_code in (0, 1, 2), done.output
+    return json.loads((out / "compare.json").read_text()), done.output
+
+
 def test_a_comparisons_report_leads_with_its_verdict(runner: CliRunner,
                                                       tmp_path: Path) -> None:
     # it showed the standings of both halves of every deal and no verdict at all
     out = tmp_path / "cmp"
-    done = runner.invoke(main, ["compare", "machiavelli", "--out", str(out), "--candidate",
-                                "new=builtin:default", "--base", "old=builtin:random",
-                                "--elo1", "300", "--max-games", "6", "-j", "1"])
-    assert done.exit_code in (0, 1, 2), done.output
-    said = json.loads((out / "compare.json").read_text())
-    assert said["summary"] in done.output  # the words the command ended with
+    said, output = small_comparison(runner, out, 6)
+    assert said["summary"] in output  # the words the command ended with
     built = runner.invoke(main, ["report", str(out)])
     assert built.exit_code == 0, built.output
     page = (out / "report" / "index.html").read_text()
@@ -168,11 +174,7 @@ def test_a_comparisons_report_names_the_forfeits_its_verdict_counted(runner: Cli
                                                                      tmp_path: Path) -> None:
     # a candidate that crashed in some games had its verdict shown with not a word of it
     out = tmp_path / "cmp"
-    done = runner.invoke(main, ["compare", "machiavelli", "--out", str(out), "--candidate",
-                                "new=builtin:default", "--base", "old=builtin:random",
-                                "--elo1", "300", "--max-games", "4", "-j", "1"])
-    assert done.exit_code in (0, 1, 2), done.output
-    said = json.loads((out / "compare.json").read_text())
+    said, _ = small_comparison(runner, out, 4)
     assert said["forfeits"] == {}  # built-in bots never forfeit
     said["forfeits"] = {"new": {"games": 2, "forfeits": 1, "reasons": {"crashed": 1},
                                 "faults": {}},
