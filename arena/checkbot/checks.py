@@ -43,15 +43,20 @@ HINTS: dict[CheckId, str] = {
     CheckId.IN_TIME: "answer every request within its move_ms (plus bank_ms); flush stdout "
                      "after each line if you are a stdio bot",
     CheckId.ECHOES_IDS: "copy the request's `id` into the action that answers it",
-    CheckId.VALID_ACTIONS: "pick one of request.options when they are given; free-form kinds "
-                           "are described in protocol/PROTOCOL.md",
+    CheckId.VALID_ACTIONS: "pick one of request.options when they are given; where options is "
+                           "null the action is free-form (PROTOCOL.md §9.3, §10.5) and each "
+                           "fault's detail above says what was wrong (machiavelli-rummy under "
+                           "draw_when_able: false refuses a draw while a play exists, and its "
+                           "detail shows one)",
     CheckId.SURVIVES_ERROR: "an `error` message is information, not the end: log it and keep "
                             "reading messages",
     CheckId.MANY_GAMES: "keep the message loop going after game_over: one process plays many "
                         "games, and game_start may come again",
     CheckId.REPRODUCIBLE: "seed your random choices from game_start.bot_seed; see PROTOCOL.md "
                           "(a generator seeded once per process, or from the clock, plays "
-                          "the same game differently)",
+                          "the same game differently); a search that stops on the clock "
+                          "differs too, which is no fault: bound it in steps, not time, to "
+                          "replay identically",
     CheckId.SHUTDOWN: "exit with status 0 when a `shutdown` message arrives",
 }
 

@@ -400,3 +400,23 @@ def test_a_missing_script_is_named_before_any_check(
     assert result.exit_code == 1
     assert result.output.strip() == (f"Error: the bot's command: file 'nothere.py' not found "
                                      f"in {tmp_path.resolve()}")
+
+
+ALWAYS_DRAWS = ("from arena.client import run\n"
+                "run(lambda request, rng: {'type': 'draw'}, name='draws')\n")
+"""A rummy bot that never plays: under draw_when_able: false, faulted where a play exists."""
+
+
+def test_a_rummy_bot_that_draws_where_it_may_not_is_told_why(runner: CliRunner,
+                                                                tmp_path: Path) -> None:
+    # the hint said "pick one of request.options", which a rummy request never has
+    bot = tmp_path / "draws.py"
+    bot.write_text(ALWAYS_DRAWS)
+    result = runner.invoke(main, ["check-bot", "machiavelli-rummy", "-r",
+                                  "draw_when_able=false", "--games", "1", "--", "python",
+                                  str(bot)])
+    assert result.exit_code == 1, result.output
+    output = " ".join(result.output.split())
+    assert "may not draw while a play exists" in output, output
+    assert "where options is null the action is free-form" in output
+    assert "draw_when_able: false refuses a draw while a play exists" in output
