@@ -8,6 +8,7 @@ import click
 from rich.table import Table
 
 from arena.checkbot import CheckOptions, CheckReport, check_bot
+from arena.checkbot.checks import BOT_NAME
 from arena.cli.options import (
     check_players,
     checked_rules,
@@ -18,7 +19,7 @@ from arena.cli.options import (
     startup_ms_option,
     tcp_option,
 )
-from arena.cli.ui import console
+from arena.cli.ui import console, make_dir
 from arena.core.errors import ArenaError
 from arena.games import REGISTRY
 from arena.referee.referee import GRACE_MS
@@ -51,9 +52,13 @@ WARN_MARK = "[yellow]WARN[/]"
                    "starts in its private /tmp, and the files its command names are found "
                    "from the current directory).")
 @sandbox_option()
+@click.option("--workdir", type=click.Path(path_type=Path, file_okay=False),
+              help="Keep the bot's log (all it wrote to stdout and stderr) in "
+                   "WORKDIR/logs/candidate.log (default: a temporary directory, removed).")
 def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int | None,
                       seed: int, rule_pairs: tuple[str, ...], move_ms: int, startup_ms: int,
-                      grace_ms: int, tcp: bool, cwd: Path | None, sandbox: str) -> None:
+                      grace_ms: int, tcp: bool, cwd: Path | None, sandbox: str,
+                      workdir: Path | None) -> None:
     """Check that the bot started by CMD speaks the protocol well enough to compete.
 
     Put `--` before the command: `arena check-bot machiavelli -- node bot.js`. A stdio bot
@@ -80,14 +85,19 @@ def check_bot_command(game: str, cmd: tuple[str, ...], games: int, players: int 
     # the bot's private /tmp, with advice to give --cwd
     if missing := bot_problems(BotSpec("bot", with_python(cmd), str(cwd) if cwd else None)):
         raise ArenaError(f"the bot's command: {'; '.join(missing)}")
+    if workdir is not None:
+        make_dir(workdir / "logs", f"cannot keep the bot's log in {workdir} (--workdir)")
     options = CheckOptions(
         game=game, cmd=with_python(cmd), games=games, players=players, seed=seed,
         rules=rules,
         time=TimeControl(move_ms=move_ms, bank_ms=0, startup_ms=startup_ms),
         endpoint=endpoint(tcp), cwd=str(cwd) if cwd else None, grace_ms=grace_ms,
-        sandbox=SandboxPolicy(SandboxMode(sandbox)))
+        sandbox=SandboxPolicy(SandboxMode(sandbox)), workdir=workdir)
     report = check_bot(options)
     _render(report)
+    if workdir is not None:
+        console.print(f"the bot's log: {workdir / 'logs' / f'{BOT_NAME}.log'}",
+                      highlight=False)
     if not report.passed:
         raise SystemExit(1)
 

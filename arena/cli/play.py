@@ -25,7 +25,7 @@ from arena.cli.options import (
     tcp_option,
     with_cwds,
 )
-from arena.cli.ui import console, err_console, fitted_table
+from arena.cli.ui import console, err_console, fitted_table, make_dir
 from arena.core.errors import ArenaError
 from arena.core.record import ForfeitReason, GameRecord
 from arena.core.words import count_of
@@ -142,11 +142,11 @@ def play(game: str, bots: tuple[str, ...], seed: int, rule_pairs: tuple[str, ...
         raise ArenaError("; ".join(missing))
     time = TimeControl(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     if replay is not None:  # before the game, not after it
-        _make_dir(replay.parent, f"cannot write the replay {replay}")
+        make_dir(replay.parent, f"cannot write the replay {replay}")
     with tempfile.TemporaryDirectory(prefix="arena-play-") as scratch:
         run_dir = workdir or Path(scratch)
         # the bots' logs: a folder that cannot be made read as the bot's command not found
-        _make_dir(run_dir / "logs", f"cannot keep the bots' logs in {run_dir} (--workdir)")
+        make_dir(run_dir / "logs", f"cannot keep the bots' logs in {run_dir} (--workdir)")
         # written in the run directory, which no bot sees, and moved when the game is over:
         # hiding the replay's own folder refused every bot run from the folder it is in
         written = run_dir / "replays" / replay.name if replay else None
@@ -168,23 +168,6 @@ def play(game: str, bots: tuple[str, ...], seed: int, rule_pairs: tuple[str, ...
         troubled = _report_trouble(record, run_dir / "logs", kept=workdir is not None)
     if troubled:
         sys.exit(3)
-
-
-def _make_dir(path: Path, what: str) -> None:
-    """Create a folder (and its parents), or say in one line why it cannot be.
-
-    Raises:
-        ArenaError: `what`, and the system's reason.
-    """
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        blocker = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()),
-                       None)
-        if blocker is not None:  # "File exists" said nothing of which
-            raise ArenaError(f"{what}: {blocker} is a file, not a folder") from None
-        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(path) else ""
-        raise ArenaError(f"{what}: {exc.strerror or exc}{where}") from None
 
 
 def _move(written: Path, replay: Path) -> None:

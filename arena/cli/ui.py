@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Literal
 
 import click
@@ -18,6 +19,8 @@ from rich import box
 from rich.console import Console
 from rich.logging import RichHandler
 from rich.table import Table
+
+from arena.core.errors import ArenaError
 
 
 class _StdoutConsole(Console):
@@ -128,3 +131,20 @@ def unless_stdout_gone() -> Iterator[None]:
         os.dup2(devnull, sys.stdout.fileno())  # later writes, and the flush at exit, pass
         os.close(devnull)
         click.echo("stdout was closed: the run goes on without printing there", err=True)
+
+
+def make_dir(path: Path, what: str) -> None:
+    """Create a folder (and its parents), or say in one line why it cannot be.
+
+    Raises:
+        ArenaError: `what`, and the system's reason.
+    """
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocker = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()),
+                       None)
+        if blocker is not None:  # "File exists" said nothing of which
+            raise ArenaError(f"{what}: {blocker} is a file, not a folder") from None
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(path) else ""
+        raise ArenaError(f"{what}: {exc.strerror or exc}{where}") from None

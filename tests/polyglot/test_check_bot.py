@@ -420,3 +420,31 @@ def test_a_rummy_bot_that_draws_where_it_may_not_is_told_why(runner: CliRunner,
     assert "may not draw while a play exists" in output, output
     assert "where options is null the action is free-form" in output
     assert "draw_when_able: false refuses a draw while a play exists" in output
+
+
+CHATTY = ("import sys\nfrom arena.client import run\n"
+          "def act(request, rng):\n"
+          "    print('thinking about request', request.id, file=sys.stderr, flush=True)\n"
+          "    return rng.choice(request.options) if request.options else None\n"
+          "run(act, name='chatty')\n")
+
+
+def test_workdir_keeps_the_bots_log(runner: CliRunner, tmp_path: Path) -> None:
+    # its log went with check-bot's temporary folder: a bot author could not read what his
+    # bot printed while it was checked
+    bot = tmp_path / "chatty.py"
+    bot.write_text(CHATTY)
+    kept = tmp_path / "work"
+    result = runner.invoke(main, ["check-bot", "machiavelli", "--games", "1", "--workdir",
+                                  str(kept), "--", "python", str(bot)])
+    assert result.exit_code == 0, result.output
+    log = kept / "logs" / "candidate.log"
+    assert f"the bot's log: {log}" in " ".join(result.output.split())
+    assert "thinking about request" in log.read_text()
+    (tmp_path / "a-file").write_text("")
+    refused = runner.invoke(main, ["check-bot", "machiavelli", "--workdir",
+                                   str(tmp_path / "a-file" / "w"), "--", "python", str(bot)])
+    assert refused.exit_code == 1 and isinstance(refused.exception, SystemExit)
+    assert refused.output.strip().splitlines() == [
+        f"Error: cannot keep the bot's log in {tmp_path / 'a-file' / 'w'} (--workdir): "
+        f"{tmp_path / 'a-file'} is a file, not a folder"]
