@@ -144,14 +144,14 @@ def test_a_crash_in_a_game_is_logged_with_how_the_process_ended(
 
 
 STUCK = """\
-import sys, time
+import sys, threading
 sys.path.insert(0, {root!r})
 from arena.client import run
 calls = []
 def act(request, rng):
     calls.append(request)
     if len(calls) == 3:
-        time.sleep(600)  # stuck in its move: it never reads another message
+        threading.Event().wait()  # stuck in its move: it never reads another message
     return rng.choice(request.options)
 run(act, name="stuck")
 """

@@ -16,22 +16,15 @@ import pytest
 
 from arena.referee import limits
 from arena.referee.limits import Cgroup, Enforcer, Limits
-
-
-def _cannot(reason: str) -> None:
-    """Skip where this machine lacks what the test needs; fail when CI=true, whose machine
-    has it (root, v1 hierarchies with cpu apart from cpuacct): a skip there would hide it."""
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI=true and {reason}", pytrace=False)
-    pytest.skip(reason)
+from tests.polyglot.starters import missing
 
 
 def test_a_bots_cgroup_has_a_cpu_group_of_its_own() -> None:
     if os.geteuid() != 0 or limits._v1_parents() is None:
-        _cannot("needs cgroup v1 hierarchies we may write (root)")
+        missing("needs cgroup v1 hierarchies we may write (root)")
     cpu, acct = limits.CGROUP_ROOT / "cpu", limits.CGROUP_ROOT / "cpuacct"
     if not cpu.is_dir() or cpu.resolve() == acct.resolve():
-        _cannot("no cpu hierarchy apart from cpuacct: the cpuacct group is the cpu one")
+        missing("no cpu hierarchy apart from cpuacct: the cpuacct group is the cpu one")
     group = Cgroup.create(Enforcer.CGROUP_V1, "cpu-share", Limits())
     child = None
     try:

@@ -281,8 +281,8 @@ def test_a_candidate_that_cannot_play_gets_no_verdict_not_h0(tmp_path: Path) -> 
 def test_a_bot_that_hangs_is_told_what_its_forfeits_were(tmp_path: Path) -> None:
     """`max_faults` alone did not say that every fault was a timeout."""
     bot = tmp_path / "hangs.py"
-    bot.write_text("import time\nfrom arena.client import run\n"
-                   "run(lambda request: time.sleep(600), name='hangs')\n")
+    bot.write_text("import threading\nfrom arena.client import run\n"
+                   "run(lambda request: threading.Event().wait(), name='hangs')\n")
     done = compare(tmp_path / "out", "--candidate", f"v2=python {bot}", "--base",
                    "v1=builtin:random", "--move-ms", "50", "--max-faults", "1")
     assert done.returncode == 3, done.stdout + done.stderr
